@@ -1,0 +1,120 @@
+import { isCancel } from 'axios';
+import type { ResolvedOptions } from './options';
+import type { StopReason } from './types';
+
+/**
+ * The decision table: given one failed attempt, retry or stop, and why. Every rule lives here.
+ *
+ * | failure                                   | GET, HEAD, OPTIONS, PUT, DELETE, TRACE | POST, PATCH with a key | POST, PATCH without |
+ * |-------------------------------------------|-----------------------------------------|------------------------|---------------------|
+ * | status in `statusCodes` (429 502 503 504) | retry                                   | retry                  | stop: non-idempotent |
+ * | 409                                       | retry if the call carries a key         | retry                  | stop: not-retryable |
+ * | other status (400 401 403 404 422 …)      | stop: not-retryable                     | stop: not-retryable    | stop: not-retryable |
+ * | ECONNREFUSED, ENOTFOUND, EAI_AGAIN        | retry                                   | retry                  | retry (never sent)  |
+ * | other code in `errorCodes`                | retry                                   | retry                  | stop: non-idempotent |
+ * | cancelled                                 | stop: aborted                           | stop: aborted          | stop: aborted       |
+ * | stream body (already consumed)            | stop: not-retryable                     | stop: not-retryable    | stop: not-retryable |
+ */
+
+/** Methods whose repetition leaves the server as one request would (RFC 9110 §9.2.2). */
+const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE', 'TRACE']);
+
+/** Failures that prove the request never reached the server, so a retry is safe for any method. */
+const NEVER_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
+
+export type Decision =
+  | { retry: true; reason: string }
+  | { retry: false; stopReason: Extract<StopReason, 'not-retryable' | 'non-idempotent' | 'aborted'>; reason: string };
+
+/** What kind of failure an attempt ended in; the breaker counts `status` and `network` only. */
+export type FailureKind = 'status' | 'network' | 'cancel' | 'other';
+
+interface FailureLike {
+  code?: unknown;
+  cause?: unknown;
+  response?: { status?: unknown };
+}
+
+function asFailure(error: unknown): FailureLike | undefined {
+  return error !== null && typeof error === 'object' ? (error as FailureLike) : undefined;
+}
+
+/**
+ * The most specific network code of an error: axios's own code, else one found on its cause chain
+ * (the fetch adapter reports `ERR_NETWORK` with the socket's `ECONNREFUSED` two causes down).
+ */
+export function networkCode(error: unknown, errorCodes: ReadonlySet<string>): string | undefined {
+  let found: string | undefined;
+  let current = asFailure(error);
+  for (let depth = 0; current && depth < 4; depth++) {
+    const code = current.code;
+    if (typeof code === 'string' && errorCodes.has(code)) {
+      // Prefer a code that says more than the generic fetch "Network Error".
+      if (found === undefined || found === 'ERR_NETWORK') found = code;
+      if (NEVER_SENT_CODES.has(code)) return code;
+    }
+    current = asFailure(current.cause);
+  }
+  return found;
+}
+
+function statusOf(error: unknown): number | undefined {
+  const status = asFailure(error)?.response?.status;
+  return typeof status === 'number' ? status : undefined;
+}
+
+/** Whether the failure is a transient one the table calls retryable, method aside. */
+export function failureKind(error: unknown, options: Pick<ResolvedOptions, 'statusCodes' | 'errorCodes'>): FailureKind {
+  if (isCancel(error)) return 'cancel';
+  const status = statusOf(error);
+  if (status !== undefined) return options.statusCodes.has(status) ? 'status' : 'other';
+  return networkCode(error, options.errorCodes) !== undefined ? 'network' : 'other';
+}
+
+function isStream(data: unknown): boolean {
+  if (data === null || typeof data !== 'object') return false;
+  if (typeof (data as { pipe?: unknown }).pipe === 'function') return true;
+  return typeof ReadableStream !== 'undefined' && data instanceof ReadableStream;
+}
+
+export interface AttemptFacts {
+  error: unknown;
+  /** Upper-case method. */
+  method: string;
+  /** The call carries an Idempotency-Key header. */
+  hasKey: boolean;
+  /** The request body (after transformRequest). */
+  data: unknown;
+}
+
+/** The decision table as a pure function of one failed attempt. */
+export function classify(facts: AttemptFacts, options: Pick<ResolvedOptions, 'statusCodes' | 'errorCodes'>): Decision {
+  const { error, method, hasKey } = facts;
+  if (isCancel(error)) return { retry: false, stopReason: 'aborted', reason: 'cancelled' };
+
+  let reason: string;
+  let neverSent = false;
+  const status = statusOf(error);
+  if (status !== undefined) {
+    reason = String(status);
+    const retryable = options.statusCodes.has(status) || (status === 409 && hasKey);
+    if (!retryable) return { retry: false, stopReason: 'not-retryable', reason };
+  } else {
+    const code = networkCode(error, options.errorCodes);
+    if (code === undefined) {
+      const raw = asFailure(error)?.code;
+      return { retry: false, stopReason: 'not-retryable', reason: typeof raw === 'string' ? raw : 'error' };
+    }
+    reason = code;
+    neverSent = NEVER_SENT_CODES.has(code);
+  }
+
+  if (!neverSent && !IDEMPOTENT_METHODS.has(method) && !hasKey) {
+    // The server may have done the work (a 504 or a timeout after commit); repeating it could
+    // charge twice. Only a key lets the server tell a repeat from a new request.
+    return { retry: false, stopReason: 'non-idempotent', reason };
+  }
+  if (isStream(facts.data))
+    return { retry: false, stopReason: 'not-retryable', reason: 'stream body already consumed' };
+  return { retry: true, reason };
+}

@@ -1,0 +1,25 @@
+import { AxiosError } from 'axios';
+import type { InternalAxiosRequestConfig } from 'axios';
+
+/**
+ * Thrown instead of sending when the breaker for the call's origin is open: nothing left the
+ * process. `cause` is the last real failure of this call, when it had one.
+ */
+export class CircuitOpenError extends AxiosError {
+  /** `scheme://host:port` whose breaker is open. */
+  readonly origin: string;
+
+  constructor(origin: string, config: InternalAxiosRequestConfig, cause?: unknown) {
+    super(`axios-resilience: circuit open for ${origin}; the request was not sent`, 'ERR_CIRCUIT_OPEN', config);
+    this.name = 'CircuitOpenError';
+    this.origin = origin;
+    if (cause !== undefined) {
+      // Non-enumerable, as axios does for its own causes: the cause holds sockets that loggers
+      // walking own properties would choke on.
+      Object.defineProperty(this, 'cause', { value: cause, writable: true, enumerable: false, configurable: true });
+    }
+  }
+
+  /** The breaker's code, also on `error.code`. */
+  static readonly code = 'ERR_CIRCUIT_OPEN';
+}

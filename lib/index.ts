@@ -1,0 +1,25 @@
+import './augment';
+
+export { retryPlugin } from './plugin';
+export type { RetryPlugin } from './plugin';
+export { RetryBudget } from './budget';
+export type { RetryBudgetOptions, RetryBudgetState } from './budget';
+export { CircuitOpenError } from './errors';
+export { parseRetryAfter, parseHttpDate } from './retry-after';
+export { computeBackoff, fullJitter, equalJitter, decorrelatedJitter, noJitter } from './backoff';
+export type { BackoffInput } from './backoff';
+export { DEFAULT_ERROR_CODES, DEFAULT_STATUS_CODES } from './options';
+export type { OriginBreaker } from './breaker';
+export type {
+  BreakerOptions,
+  CircuitState,
+  CircuitStateChange,
+  GiveUpEvent,
+  IdempotencyKeyOptions,
+  JitterStrategy,
+  RetryEvent,
+  RetryPluginOptions,
+  RetryRequestOptions,
+  RetryState,
+  StopReason,
+} from './types';

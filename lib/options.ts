@@ -1,0 +1,309 @@
+import { RetryBudget } from './budget';
+import { generateKey, validateKey } from './idempotency';
+import type {
+  BreakerOptions,
+  IdempotencyKeyOptions,
+  JitterStrategy,
+  RetryPluginOptions,
+  RetryRequestOptions,
+  RetryEvent,
+  GiveUpEvent,
+} from './types';
+
+/** The largest delay a JavaScript timer honours; a longer one fires at once. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+export const DEFAULT_STATUS_CODES: readonly number[] = [429, 502, 503, 504];
+
+/** Errors with no response that mean the network, not the request, failed. */
+export const DEFAULT_ERROR_CODES: readonly string[] = [
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ETIMEDOUT',
+  'ECONNABORTED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'ENETDOWN',
+  'EHOSTDOWN',
+  'ESOCKETTIMEDOUT',
+  'ERR_NETWORK',
+];
+
+const JITTERS: readonly JitterStrategy[] = ['full', 'equal', 'decorrelated', 'none'];
+
+/** The settings of one call's retry loop, validated. Budget and breaker live on the plugin. */
+export interface ResolvedOptions {
+  retries: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  jitter: JitterStrategy;
+  statusCodes: ReadonlySet<number>;
+  errorCodes: ReadonlySet<string>;
+  /** `false`: no key is generated. */
+  idempotencyKey: false | (Required<Omit<IdempotencyKeyOptions, 'methods'>> & { methods: ReadonlySet<string> });
+  /** A key pinned by the per-request field. */
+  pinnedKey: string | undefined;
+  retryAfter: 'clamp' | 'fail';
+  deadlineMs: number | undefined;
+  onRetry: ((event: RetryEvent) => void | Promise<void>) | undefined;
+  onGiveUp: ((event: GiveUpEvent) => void) | undefined;
+  random: () => number;
+}
+
+/** The plugin-wide settings: per-call defaults plus the shared parts. */
+export interface ResolvedPluginOptions {
+  call: ResolvedOptions;
+  budget: false | RetryBudget | { ratio: number; minPerSecond: number; windowMs: number; maxOrigins: number };
+  breaker: false | (Required<Pick<BreakerOptions, 'maxOrigins'>> & BreakerOptions);
+  onCircuitStateChange: RetryPluginOptions['onCircuitStateChange'];
+  now: () => number;
+}
+
+const CALL_FIELDS = new Set([
+  'retries',
+  'baseDelayMs',
+  'maxDelayMs',
+  'jitter',
+  'statusCodes',
+  'errorCodes',
+  'idempotencyKey',
+  'retryAfter',
+  'deadlineMs',
+  'onRetry',
+  'onGiveUp',
+  'random',
+]);
+const PLUGIN_FIELDS = new Set([...CALL_FIELDS, 'budget', 'breaker', 'onCircuitStateChange', 'now']);
+const KEY_FIELDS = new Set(['header', 'methods', 'generate']);
+const BUDGET_FIELDS = new Set(['ratio', 'minPerSecond', 'windowMs', 'maxOrigins']);
+
+function fail(where: string, field: string, problem: string): never {
+  throw new TypeError(`axios-resilience: ${where}${field} ${problem}`);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
+/** Own enumerable keys only, so `__proto__` or `constructor` in JSON input is just an unknown name. */
+function checkKnown(where: string, value: Record<string, unknown>, known: ReadonlySet<string>): void {
+  for (const key of Object.keys(value)) {
+    if (!known.has(key)) fail(where, key, 'is not a known option');
+  }
+}
+
+function own(value: Record<string, unknown>, key: string): unknown {
+  return Object.prototype.hasOwnProperty.call(value, key) ? value[key] : undefined;
+}
+
+function nonNegative(where: string, field: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    fail(where, field, `must be a finite number >= 0, got ${String(value)}`);
+  }
+  return value;
+}
+
+function fn<T>(where: string, field: string, value: unknown, fallback: T): T {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'function') fail(where, field, `must be a function, got ${typeof value}`);
+  return value as T;
+}
+
+function keyOptions(
+  where: string,
+  value: unknown,
+  base: ResolvedOptions['idempotencyKey'] | undefined,
+): ResolvedOptions['idempotencyKey'] {
+  if (value === false) return false;
+  const fallback = base || DEFAULTS.idempotencyKey;
+  if (value === undefined) return base === undefined ? fallback : base;
+  if (!isPlainObject(value)) fail(where, 'idempotencyKey', 'must be false or an object');
+  checkKnown(`${where}idempotencyKey.`, value, KEY_FIELDS);
+  const header = own(value, 'header') ?? (fallback ? fallback.header : 'Idempotency-Key');
+  if (typeof header !== 'string' || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(header)) {
+    fail(where, 'idempotencyKey.header', 'must be a valid header name');
+  }
+  const methodsValue = own(value, 'methods');
+  let methods = fallback ? fallback.methods : new Set(['POST', 'PATCH']);
+  if (methodsValue !== undefined) {
+    if (!Array.isArray(methodsValue) || methodsValue.some((m) => typeof m !== 'string')) {
+      fail(where, 'idempotencyKey.methods', 'must be an array of method names');
+    }
+    methods = new Set((methodsValue as string[]).map((m) => m.toUpperCase()));
+  }
+  const generate = fn(
+    where,
+    'idempotencyKey.generate',
+    own(value, 'generate'),
+    fallback ? fallback.generate : undefined,
+  );
+  return { header, methods, generate: generate ?? DEFAULTS.idempotencyKey.generate };
+}
+
+const DEFAULTS = {
+  idempotencyKey: { header: 'Idempotency-Key', methods: new Set(['POST', 'PATCH']), generate: generateKey },
+};
+
+/**
+ * Merges `input` over `base` (the plugin's resolved options, or the built-in defaults) and
+ * validates the result. Throws a `TypeError` naming the first wrong field.
+ */
+export function resolveCallOptions(
+  input: Record<string, unknown>,
+  base: ResolvedOptions | undefined,
+  where: string,
+): ResolvedOptions {
+  const retriesValue = own(input, 'retries');
+  const retries = retriesValue === undefined ? (base?.retries ?? 5) : retriesValue;
+  if (typeof retries !== 'number' || !Number.isSafeInteger(retries) || retries < 0) {
+    fail(where, 'retries', `must be a whole number >= 0, got ${String(retries)}`);
+  }
+  const baseDelayMs = nonNegative(where, 'baseDelayMs', own(input, 'baseDelayMs'), base?.baseDelayMs ?? 500);
+  const maxDelayMs = nonNegative(where, 'maxDelayMs', own(input, 'maxDelayMs'), base?.maxDelayMs ?? 30000);
+  if (maxDelayMs > MAX_TIMER_MS)
+    fail(where, 'maxDelayMs', `must be at most ${MAX_TIMER_MS} (2^31 - 1), got ${maxDelayMs}`);
+  if (maxDelayMs < baseDelayMs) {
+    fail(where, 'maxDelayMs', `(${maxDelayMs}) must not be below baseDelayMs (${baseDelayMs})`);
+  }
+  const jitter = own(input, 'jitter') ?? base?.jitter ?? 'full';
+  if (!JITTERS.includes(jitter as JitterStrategy)) {
+    fail(where, 'jitter', `must be one of ${JITTERS.join(', ')}, got ${String(jitter)}`);
+  }
+
+  const statusValue = own(input, 'statusCodes');
+  let statusCodes = base?.statusCodes ?? new Set(DEFAULT_STATUS_CODES);
+  if (statusValue !== undefined) {
+    if (!Array.isArray(statusValue) || statusValue.some((s) => !Number.isInteger(s) || s < 100 || s > 599)) {
+      fail(where, 'statusCodes', 'must be an array of HTTP status codes (100-599)');
+    }
+    statusCodes = new Set(statusValue as number[]);
+  }
+  const codesValue = own(input, 'errorCodes');
+  let errorCodes = base?.errorCodes ?? new Set(DEFAULT_ERROR_CODES);
+  if (codesValue !== undefined) {
+    if (!Array.isArray(codesValue) || codesValue.some((c) => typeof c !== 'string')) {
+      fail(where, 'errorCodes', 'must be an array of error code strings');
+    }
+    errorCodes = new Set(codesValue as string[]);
+  }
+
+  const keyValue = own(input, 'idempotencyKey');
+  let pinnedKey: string | undefined;
+  let idempotencyKey: ResolvedOptions['idempotencyKey'];
+  if (typeof keyValue === 'string') {
+    if (base === undefined)
+      fail(where, 'idempotencyKey', 'can be a string only per request (it would pin one key for every call)');
+    pinnedKey = validateKey(where, 'idempotencyKey', keyValue);
+    idempotencyKey = base.idempotencyKey || DEFAULTS.idempotencyKey;
+  } else {
+    idempotencyKey = keyOptions(where, keyValue, base?.idempotencyKey);
+  }
+
+  const retryAfter = own(input, 'retryAfter') ?? base?.retryAfter ?? 'clamp';
+  if (retryAfter !== 'clamp' && retryAfter !== 'fail') {
+    fail(where, 'retryAfter', `must be 'clamp' or 'fail', got ${String(retryAfter)}`);
+  }
+  const deadlineValue = own(input, 'deadlineMs');
+  let deadlineMs = base?.deadlineMs;
+  if (deadlineValue !== undefined) {
+    if (typeof deadlineValue !== 'number' || !Number.isFinite(deadlineValue) || deadlineValue <= 0) {
+      fail(where, 'deadlineMs', `must be a finite number > 0, got ${String(deadlineValue)}`);
+    }
+    deadlineMs = deadlineValue;
+  }
+
+  return {
+    retries,
+    baseDelayMs,
+    maxDelayMs,
+    jitter: jitter as JitterStrategy,
+    statusCodes,
+    errorCodes,
+    idempotencyKey,
+    pinnedKey,
+    retryAfter,
+    deadlineMs,
+    onRetry: fn(where, 'onRetry', own(input, 'onRetry'), base?.onRetry),
+    onGiveUp: fn(where, 'onGiveUp', own(input, 'onGiveUp'), base?.onGiveUp),
+    random: fn(where, 'random', own(input, 'random'), base?.random ?? Math.random),
+  };
+}
+
+function resolveBudget(value: unknown): ResolvedPluginOptions['budget'] {
+  if (value === false) return false;
+  if (value instanceof RetryBudget) return value;
+  const input = value === undefined ? {} : value;
+  if (!isPlainObject(input)) fail('', 'budget', 'must be false, a RetryBudget or an options object');
+  checkKnown('budget.', input, BUDGET_FIELDS);
+  // RetryBudget validates ratio, minPerSecond and windowMs; build one now so a bad value fails here.
+  const probe = new RetryBudget(input as ConstructorParameters<typeof RetryBudget>[0]);
+  const maxOrigins = own(input, 'maxOrigins') ?? 1000;
+  if (typeof maxOrigins !== 'number' || !Number.isSafeInteger(maxOrigins) || maxOrigins < 1) {
+    fail('', 'budget.maxOrigins', 'must be a whole number >= 1');
+  }
+  return { ...probe.options, maxOrigins };
+}
+
+function resolveBreaker(value: unknown): ResolvedPluginOptions['breaker'] {
+  if (value === false) return false;
+  const input = value === undefined ? {} : value;
+  if (!isPlainObject(input)) fail('', 'breaker', 'must be false or an options object');
+  const result: BreakerOptions & { maxOrigins: number } = {
+    errorThresholdPercentage: 50,
+    volumeThreshold: 20,
+    resetTimeout: 30000,
+    rollingCountTimeout: 10000,
+    rollingCountBuckets: 10,
+    maxOrigins: 1000,
+  };
+  for (const key of Object.keys(input)) {
+    if (key === '__proto__' || key === 'constructor' || key === 'prototype')
+      fail('', `breaker.${key}`, 'is not a known option');
+    result[key] = input[key];
+  }
+  for (const key of [
+    'errorThresholdPercentage',
+    'volumeThreshold',
+    'resetTimeout',
+    'rollingCountTimeout',
+    'rollingCountBuckets',
+  ]) {
+    nonNegative('', `breaker.${key}`, result[key], 0);
+  }
+  if (!Number.isSafeInteger(result.maxOrigins) || result.maxOrigins < 1)
+    fail('', 'breaker.maxOrigins', 'must be a whole number >= 1');
+  if ((result.rollingCountBuckets ?? 10) < 1) fail('', 'breaker.rollingCountBuckets', 'must be at least 1');
+  return result;
+}
+
+/** Validates everything given to `retryPlugin()`. Throws a `TypeError` naming the wrong field. */
+export function resolvePluginOptions(options: RetryPluginOptions | undefined): ResolvedPluginOptions {
+  const input: unknown = options ?? {};
+  if (!isPlainObject(input)) fail('', 'options', 'must be an object');
+  checkKnown('', input, PLUGIN_FIELDS);
+  return {
+    call: resolveCallOptions(input, undefined, ''),
+    budget: resolveBudget(own(input, 'budget')),
+    breaker: resolveBreaker(own(input, 'breaker')),
+    onCircuitStateChange: fn('', 'onCircuitStateChange', own(input, 'onCircuitStateChange'), undefined),
+    now: fn('', 'now', own(input, 'now'), Date.now),
+  };
+}
+
+/**
+ * The options of one call: the plugin's, or the per-request `retry` object merged over them.
+ * `false` means the plugin leaves the call alone.
+ */
+export function resolveRequestOptions(field: unknown, plugin: ResolvedOptions): ResolvedOptions | false {
+  if (field === undefined || field === null || field === true) return plugin;
+  if (field === false) return false;
+  if (!isPlainObject(field)) fail('config.retry', '', 'must be false or an options object');
+  checkKnown('config.retry.', field, CALL_FIELDS);
+  return resolveCallOptions(field as RetryRequestOptions as Record<string, unknown>, plugin, 'config.retry.');
+}

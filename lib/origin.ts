@@ -1,0 +1,75 @@
+/** Per-origin bookkeeping: what an origin is, and a bounded map keyed by it. */
+
+const ABSOLUTE = /^([a-z][a-z0-9+.-]*):\/\/(?:[^@/?#]*@)?(\[[^\]]*\]|[^:/?#]*)(?::(\d*))?/i;
+const DEFAULT_PORTS: Record<string, string> = { http: '80', https: '443', ws: '80', wss: '443' };
+
+/**
+ * `scheme://host:port` of a request, the unit budgets and breakers are kept per. A relative URL
+ * with no base (a browser calling its own host) belongs to the page's origin.
+ */
+export function originOf(url: string | undefined, baseURL: string | undefined): string {
+  const target = url ?? '';
+  const match = ABSOLUTE.exec(target) ?? (baseURL === undefined ? null : ABSOLUTE.exec(baseURL));
+  if (match === null) {
+    const location = (globalThis as { location?: { origin?: string } }).location;
+    return location?.origin ?? 'relative:';
+  }
+  const scheme = match[1]!.toLowerCase();
+  const host = match[2]!.toLowerCase();
+  const port = match[3] || DEFAULT_PORTS[scheme] || '';
+  return `${scheme}://${host}:${port}`;
+}
+
+/**
+ * A Map that keeps at most `limit` entries, dropping the least recently used one (and handing it
+ * to `onEvict`, so a breaker can be shut down). URLs built from user input must not grow memory.
+ */
+export class BoundedMap<V> {
+  private readonly entries = new Map<string, V>();
+
+  constructor(
+    private readonly limit: number,
+    private readonly onEvict?: (value: V, key: string) => void,
+  ) {}
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** The value for `key`, made by `create` on first use; marks it most recently used. */
+  getOrCreate(key: string, create: () => V): V {
+    const entries = this.entries;
+    const found = entries.get(key);
+    if (found !== undefined) {
+      // Re-inserting moves the key to the end of the Map's insertion order, which is the LRU order.
+      entries.delete(key);
+      entries.set(key, found);
+      return found;
+    }
+    const value = create();
+    entries.set(key, value);
+    if (entries.size > this.limit) {
+      const oldest = entries.keys().next().value as string;
+      const evicted = entries.get(oldest)!;
+      entries.delete(oldest);
+      this.onEvict?.(evicted, oldest);
+    }
+    return value;
+  }
+
+  get(key: string): V | undefined {
+    return this.entries.get(key);
+  }
+
+  values(): IterableIterator<V> {
+    return this.entries.values();
+  }
+
+  keys(): IterableIterator<string> {
+    return this.entries.keys();
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+}
