@@ -219,6 +219,9 @@ export interface RetryRequestOptions extends Omit<
   RetryPluginOptions,
   'budget' | 'breaker' | 'idempotencyKey' | 'onCircuitStateChange' | 'now'
 > {
-  /** A string pins the key for this call; `false` sends none; an object overrides the settings. */
+  /**
+   * A string pins the key for this call; `false` sends none; an object overrides the settings.
+   * @default the plugin's `idempotencyKey` setting
+   */
   idempotencyKey?: string | false | IdempotencyKeyOptions;
 }
