@@ -1,4 +1,5 @@
 import { RetryBudget } from '../lib/budget';
+import type { BudgetStore } from '../lib/budget';
 
 function clock(start = 1_000_000) {
   let t = start;
@@ -82,5 +83,93 @@ describe('RetryBudget', () => {
     [{ windowMs: 0 }, /budget.windowMs must be a finite number > 0/],
   ])('%p is refused with a TypeError', (options, message) => {
     expect(() => new RetryBudget(options)).toThrow(message);
+  });
+});
+
+describe('RetryBudget with a store', () => {
+  function store(overrides: Partial<BudgetStore> = {}) {
+    const calls = { deposits: [] as number[], withdraws: 0 };
+    const value: BudgetStore = {
+      deposit: async (count) => void calls.deposits.push(count),
+      withdraw: async () => {
+        calls.withdraws++;
+        return true;
+      },
+      ...overrides,
+    };
+    return { value, calls };
+  }
+
+  test('batches first attempts and asks the store only for retries', async () => {
+    jest.useFakeTimers();
+    try {
+      const s = store();
+      const budget = new RetryBudget({ store: s.value, flushIntervalMs: 100 });
+      for (let i = 0; i < 5; i++) budget.deposit();
+      expect(s.calls.deposits).toEqual([]);
+      await jest.advanceTimersByTimeAsync(100);
+      expect(s.calls.deposits).toEqual([5]);
+      await expect(budget.tryWithdraw()).resolves.toBe(true);
+      expect(s.calls.withdraws).toBe(1);
+      expect(budget.state().mode).toBe('shared');
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
+  test("the store's refusal is final", async () => {
+    const s = store({ withdraw: async () => false });
+    const budget = new RetryBudget({ store: s.value });
+    await expect(budget.tryWithdraw()).resolves.toBe(false);
+    expect(budget.state()).toMatchObject({ refused: 1, granted: 0 });
+  });
+
+  test('a failing store falls back to the local bucket, says so once, and is asked again after a second', async () => {
+    const c = clock();
+    const events: string[] = [];
+    let healthy = false;
+    const s = store({
+      withdraw: async () => {
+        if (!healthy) throw new Error('connection refused');
+        return false;
+      },
+    });
+    const budget = new RetryBudget({
+      ratio: 0,
+      minPerSecond: 1,
+      store: s.value,
+      now: c.now,
+      onStoreEvent: (e) => void events.push(e.type),
+    });
+    await expect(budget.tryWithdraw()).resolves.toBe(true); // local floor: 10 tokens
+    expect(budget.tryWithdraw()).toBe(true); // store not asked again yet: an immediate local answer
+    expect(events).toEqual(['store-down']);
+    expect(budget.state().mode).toBe('local');
+    healthy = true;
+    c.advance(1000);
+    await expect(budget.tryWithdraw()).resolves.toBe(false); // the store answers again, and refuses
+    expect(events).toEqual(['store-down', 'store-up']);
+    expect(budget.state().mode).toBe('shared');
+  });
+
+  test('a store that does not answer in storeTimeoutMs is decided locally', async () => {
+    jest.useFakeTimers();
+    try {
+      const s = store({ withdraw: () => new Promise<boolean>(() => undefined) });
+      const budget = new RetryBudget({ store: s.value, storeTimeoutMs: 50, onStoreEvent: () => undefined });
+      const grant = budget.tryWithdraw();
+      await jest.advanceTimersByTimeAsync(50);
+      await expect(grant).resolves.toBe(true);
+      expect(jest.getTimerCount()).toBe(0);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
+  test('a store that says it is not connected is not waited for', () => {
+    const s = store({ ready: () => false });
+    const budget = new RetryBudget({ store: s.value, onStoreEvent: () => undefined });
+    expect(budget.tryWithdraw()).toBe(true);
+    expect(s.calls.withdraws).toBe(0);
   });
 });

@@ -60,3 +60,20 @@ describe('parseHttpDate', () => {
     expect(new Date(parseHttpDate('Friday, 01-Jan-77 00:00:00 GMT', now)!).getUTCFullYear()).toBe(1977);
   });
 });
+
+describe('HTTP-date year edges', () => {
+  test('RFC 850: in the second half of a century, a small two-digit year is the next century', () => {
+    // Clock in 2090: "05" is 15 years ahead (2105), not 85 years back (2005).
+    expect(parseHttpDate('Sunday, 06-Nov-05 08:49:37 GMT', Date.UTC(2090, 0, 1))).toBe(
+      Date.UTC(2105, 10, 6, 8, 49, 37),
+    );
+    // Clock in 1971: "00" is 2000 (29 years ahead), not 1900.
+    expect(parseHttpDate('Saturday, 01-Jan-00 00:00:00 GMT', Date.UTC(1971, 0, 1))).toBe(Date.UTC(2000, 0, 1));
+  });
+
+  test('IMF-fixdate and asctime: years 0-99 are those years, not 1900-1999', () => {
+    const year50 = new Date('0050-01-01T00:00:00Z').getTime();
+    expect(parseHttpDate('Sat, 01 Jan 0050 00:00:00 GMT')).toBe(year50);
+    expect(parseHttpDate('Sat Jan  1 00:00:00 0050')).toBe(year50);
+  });
+});

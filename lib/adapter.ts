@@ -28,6 +28,8 @@ export interface Shared {
   breakers: BreakerRegistry | undefined;
   /** Ends pending waits when the plugin closes. */
   closers: Set<() => void>;
+  /** Set by plugin.close(): from then on no call starts a new wait. */
+  closed: boolean;
   now: () => number;
 }
 
@@ -94,6 +96,9 @@ export async function runCall(config: InternalAxiosRequestConfig, call: Call, sh
         response = await base(config);
       } else {
         if (isRejecting(breaker)) circuitOpen();
+        // Half-open with a fleet: one probe for all processes, not one each.
+        if (breaker.halfOpen && breakers!.shared && !(await breakers!.acquireProbe(origin))) circuitOpen();
+        if (isRejecting(breaker)) circuitOpen();
         deposit();
         state.attempts++;
         response = await breaker.fire(base, config, options);
@@ -124,6 +129,8 @@ export async function runCall(config: InternalAxiosRequestConfig, call: Call, sh
     );
     if (!decision.retry) stop(decision.stopReason, error);
     if (retry >= options.retries) stop('retries-exhausted', error);
+    // A call that was in flight when the plugin closed must not start a wait close() cannot end.
+    if (shared.closed) stop('aborted', error);
 
     // The server's word beats our guess, within the cap. 0 or a past date means "now", and then
     // the jittered backoff still spreads the callers out.
@@ -147,7 +154,11 @@ export async function runCall(config: InternalAxiosRequestConfig, call: Call, sh
     // An open breaker will not let the retry out; waiting it out would only hold the caller.
     if (breaker !== undefined && isRejecting(breaker)) circuitOpen();
     // Last, so a retry refused for another reason does not spend a token.
-    if (budget !== undefined && !budget.tryWithdraw()) stop('budget-exhausted', error);
+    if (budget !== undefined) {
+      const grant = budget.tryWithdraw();
+      // A shared budget answers with a promise; a local one at once, with no await on the way.
+      if (!(typeof grant === 'boolean' ? grant : await grant)) stop('budget-exhausted', error);
+    }
 
     state.delaysMs.push(delayMs);
     if (options.onRetry) {
@@ -162,6 +173,8 @@ export async function runCall(config: InternalAxiosRequestConfig, call: Call, sh
     }
     const cancelledEarly = cancellation(config);
     if (cancelledEarly) stop('aborted', cancelledEarly);
+    // onRetry may have awaited across a close().
+    if (shared.closed) stop('aborted', error);
     const ended = await wait(delayMs, config, shared.closers);
     if (ended === 'aborted') stop('aborted', cancellation(config) ?? new CanceledError(undefined, config));
     if (ended === 'closed') stop('aborted', error);

@@ -5,6 +5,30 @@ import type { ResolvedOptions, ResolvedPluginOptions } from './options';
 import { BoundedMap } from './origin';
 import type { CircuitState, CircuitStateChange } from './types';
 
+/**
+ * The origin's breaker as `plugin.breaker(url)` hands it out: an opossum `CircuitBreaker`, typed by
+ * the part a user needs (state, rolling stats, events), so the package's types do not depend on
+ * opossum's.
+ */
+export interface CircuitBreakerView {
+  /** The origin, `scheme://host:port`. */
+  readonly name: string;
+  readonly opened: boolean;
+  readonly halfOpen: boolean;
+  readonly closed: boolean;
+  /** `true` once the plugin closed or evicted it (past `maxOrigins`); it is then unused. */
+  readonly isShutdown: boolean;
+  /** opossum's rolling-window counts. */
+  readonly stats: { fires: number; failures: number; successes: number; rejects: number; [count: string]: unknown };
+  /** opossum's events: `open`, `halfOpen`, `close`, `fire`, `success`, `failure`, `reject`, `shutdown`, … */
+  on(event: string, listener: (...args: unknown[]) => void): unknown;
+  removeListener(event: string, listener: (...args: unknown[]) => void): unknown;
+  /** Forces the breaker open (for maintenance windows); it half-opens after `resetTimeout`. */
+  open(): void;
+  /** Forces the breaker closed. */
+  close(): void;
+}
+
 /** One opossum breaker guards every attempt to one origin; it calls whichever adapter the call uses. */
 export type OriginBreaker = CircuitBreaker<[AxiosAdapter, InternalAxiosRequestConfig, ResolvedOptions], AxiosResponse>;
 
@@ -29,6 +53,21 @@ function isNotDownstreamFailure(
 ): boolean {
   const kind = failureKind(error, options);
   return kind !== 'status' && kind !== 'network';
+}
+
+/**
+ * Shares breaker state between processes (see `axios-resilience/redis`): when one process's breaker
+ * for an origin opens or closes, the others follow, and a half-open probe is one per fleet.
+ */
+export interface BreakerSync {
+  /** Starts listening; `apply` is called for every state another process announces. */
+  start(apply: (origin: string, state: 'open' | 'closed') => void): void;
+  /** Announces a local open (for `resetTimeoutMs`) or close. Must not throw or reject. */
+  announce(origin: string, state: 'open' | 'closed', resetTimeoutMs: number): void;
+  /** Claims the one half-open probe for `origin`; resolves `true` when the store cannot be reached. */
+  acquireProbe(origin: string, ttlMs: number): Promise<boolean>;
+  /** Stops listening. */
+  close(): Promise<void>;
 }
 
 /**
@@ -64,12 +103,17 @@ export class BreakerRegistry {
   private interval: ReturnType<typeof setInterval> | undefined;
   private readonly breakers: BoundedMap<OriginBreaker>;
   private readonly opossumOptions: CircuitBreaker.Options;
+  /** Set while a state another process announced is applied, so it is not announced back. */
+  private applyingRemote = false;
+  /** Shares state with other processes, when configured. */
+  readonly shared: BreakerSync | undefined;
 
   constructor(
     options: Exclude<ResolvedPluginOptions['breaker'], false>,
     private readonly onStateChange: ((change: CircuitStateChange) => void) | undefined,
   ) {
-    const { maxOrigins, ...rest } = options;
+    const { maxOrigins, shared, ...rest } = options;
+    this.shared = shared as BreakerSync | undefined;
     this.opossumOptions = {
       rollingPercentilesEnabled: false,
       ...rest,
@@ -79,6 +123,23 @@ export class BreakerRegistry {
       enableSnapshots: false,
     };
     this.breakers = new BoundedMap(maxOrigins, (breaker) => breaker.shutdown());
+    this.shared?.start((origin, state) => {
+      const breaker = this.for(origin);
+      this.applyingRemote = true;
+      try {
+        if (state === 'open') breaker.open();
+        else breaker.close();
+      } finally {
+        this.applyingRemote = false;
+      }
+    });
+  }
+
+  /** Claims the fleet's one half-open probe for `origin`. */
+  acquireProbe(origin: string): Promise<boolean> {
+    return this.shared === undefined
+      ? Promise.resolve(true)
+      : this.shared.acquireProbe(origin, this.opossumOptions.resetTimeout ?? 30000);
   }
 
   /** How many breakers exist now. */
@@ -92,16 +153,17 @@ export class BreakerRegistry {
   }
 
   /** The breaker for `origin` if one exists (for events and stats; see `plugin.breaker()`). */
-  peek(origin: string): OriginBreaker | undefined {
-    return this.breakers.get(origin);
+  peek(origin: string): CircuitBreakerView | undefined {
+    return this.breakers.get(origin) as CircuitBreakerView | undefined;
   }
 
-  /** Shuts every breaker down and stops the shared interval. */
-  close(): void {
+  /** Shuts every breaker down, stops the shared interval and stops listening to the fleet. */
+  async close(): Promise<void> {
     for (const breaker of this.breakers.values()) breaker.shutdown();
     this.breakers.clear();
     if (this.interval !== undefined) clearInterval(this.interval);
     this.interval = undefined;
+    await this.shared?.close();
   }
 
   private create(origin: string): OriginBreaker {
@@ -118,6 +180,12 @@ export class BreakerRegistry {
       breaker.on('open', tell('open'));
       breaker.on('halfOpen', tell('half-open'));
       breaker.on('close', tell('closed'));
+    }
+    const shared = this.shared;
+    if (shared) {
+      const resetTimeout = this.opossumOptions.resetTimeout ?? 30000;
+      breaker.on('open', () => this.applyingRemote || shared.announce(origin, 'open', resetTimeout));
+      breaker.on('close', () => this.applyingRemote || shared.announce(origin, 'closed', resetTimeout));
     }
     return breaker;
   }

@@ -10,7 +10,30 @@
  * for deposits (old deposits expire a little early) and up to one slot of retries expiring early.
  */
 
-const SLOTS = 10;
+/** Slots per window, locally and in a shared store. */
+export const BUDGET_SLOTS = 10;
+const SLOTS = BUDGET_SLOTS;
+
+/** The settings a store needs to decide a grant the way the local bucket would. */
+export interface BudgetSettings {
+  ratio: number;
+  minPerSecond: number;
+  windowMs: number;
+}
+
+/**
+ * Where a budget's counts are kept when they are shared between processes (see
+ * `axios-resilience/redis`). The in-memory ring stays the fast path: first attempts are counted
+ * locally and handed to the store in batches; only a retry waits for the store's answer.
+ */
+export interface BudgetStore {
+  /** Adds `count` first attempts (a batch) to the shared counts. */
+  deposit(count: number, settings: BudgetSettings): Promise<void>;
+  /** Grants one retry atomically against the shared counts, or refuses it. */
+  withdraw(settings: BudgetSettings): Promise<boolean>;
+  /** `false` when the store knows it cannot answer now (disconnected), so the budget need not wait. */
+  ready?(): boolean;
+}
 
 /** Options of `new RetryBudget()`; every field is optional. */
 export interface RetryBudgetOptions {
@@ -35,6 +58,28 @@ export interface RetryBudgetOptions {
    * @default Date.now
    */
   now?: () => number;
+  /**
+   * Keeps the counts in a store shared by many processes (e.g. `redisBudgetStore(client)`). Without
+   * one, the budget is this process's alone.
+   * @default undefined
+   */
+  store?: BudgetStore;
+  /**
+   * How often batched first attempts are handed to the store, in ms.
+   * @default 100
+   */
+  flushIntervalMs?: number;
+  /**
+   * How long a retry waits for the store before the local bucket decides, in ms.
+   * @default 100
+   */
+  storeTimeoutMs?: number;
+  /**
+   * Told when the store fails (once per outage) and when it answers again. The budget keeps
+   * working on its local bucket meanwhile; a call never fails because the store did.
+   * @default a console.warn line
+   */
+  onStoreEvent?: (event: { type: 'store-down'; error: unknown } | { type: 'store-up' }) => void;
 }
 
 /** What a budget has done, for dashboards and logs. */
@@ -49,6 +94,8 @@ export interface RetryBudgetState {
   granted: number;
   /** Retries refused since it was made. */
   refused: number;
+  /** `'shared'` while a store answers, `'local'` without a store or while it is down. */
+  mode: 'local' | 'shared';
 }
 
 function check(field: string, value: unknown, fallback: number, positive: boolean): number {
@@ -75,6 +122,14 @@ export class RetryBudget {
   private head = -Infinity;
   private grantedTotal = 0;
   private refusedTotal = 0;
+  private readonly store: BudgetStore | undefined;
+  private readonly flushIntervalMs: number;
+  private readonly storeTimeoutMs: number;
+  private readonly onStoreEvent: NonNullable<RetryBudgetOptions['onStoreEvent']>;
+  private pendingDeposits = 0;
+  private flushTimer: ReturnType<typeof setTimeout> | undefined;
+  /** While the store is down: when to ask it again. */
+  private storeRetryAt: number | undefined;
 
   constructor(options: RetryBudgetOptions = {}) {
     if (options === null || typeof options !== 'object') {
@@ -88,18 +143,66 @@ export class RetryBudget {
     }
     this.options = { ratio, minPerSecond, windowMs };
     this.now = options.now ?? Date.now;
+    this.store = options.store;
+    this.flushIntervalMs = check('flushIntervalMs', options.flushIntervalMs, 100, true);
+    this.storeTimeoutMs = check('storeTimeoutMs', options.storeTimeoutMs, 100, true);
+    this.onStoreEvent =
+      options.onStoreEvent ??
+      ((event) => {
+        if (event.type === 'store-down') {
+          console.warn(
+            `axios-resilience: retry budget store unreachable, using the local budget: ${String(event.error)}`,
+          );
+        } else {
+          console.warn('axios-resilience: retry budget store reachable again, budget is shared');
+        }
+      });
     this.slotMs = windowMs / SLOTS;
     this.reserve = (minPerSecond * windowMs) / 1000;
   }
 
-  /** Counts a first attempt. */
+  /** Counts a first attempt. With a store, the count is batched and handed over later. */
   deposit(): void {
     this.deposits[this.slot()]! += 1;
     this.depositTotal += 1;
+    if (this.store !== undefined) {
+      this.pendingDeposits += 1;
+      if (this.flushTimer === undefined) {
+        this.flushTimer = setTimeout(() => void this.flush(), this.flushIntervalMs);
+        // A batch waiting to be sent must not keep the process alive.
+        this.flushTimer.unref?.();
+      }
+    }
   }
 
-  /** Takes one retry from the budget; `false` when it is spent (the caller must not retry). */
-  tryWithdraw(): boolean {
+  /**
+   * Takes one retry from the budget; `false` when it is spent (the caller must not retry). Local
+   * budgets answer at once; a shared one answers with a promise (its store's word, or the local
+   * bucket's when the store is down or slow).
+   */
+  tryWithdraw(): boolean | Promise<boolean> {
+    if (this.store === undefined || !this.storeUsable()) return this.withdrawLocally();
+    return this.withdrawShared(this.store);
+  }
+
+  /** Hands any batched first attempts to the store now and stops the batch timer. */
+  async flush(): Promise<void> {
+    if (this.flushTimer !== undefined) clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    const count = this.pendingDeposits;
+    // Counted while the store is down, a batch is dropped rather than replayed into a later window:
+    // late deposits would inflate the budget just as the dependency comes back.
+    this.pendingDeposits = 0;
+    if (count === 0 || this.store === undefined || !this.storeUsable()) return;
+    try {
+      await this.withTimeout(this.store.deposit(count, this.options));
+      this.storeAnswered();
+    } catch (error) {
+      this.storeFailed(error);
+    }
+  }
+
+  private withdrawLocally(): boolean {
     const index = this.slot();
     if (this.available() < 1) {
       this.refusedTotal += 1;
@@ -111,6 +214,58 @@ export class RetryBudget {
     return true;
   }
 
+  private async withdrawShared(store: BudgetStore): Promise<boolean> {
+    let granted: boolean;
+    try {
+      granted = await this.withTimeout(store.withdraw(this.options));
+      this.storeAnswered();
+    } catch (error) {
+      this.storeFailed(error);
+      return this.withdrawLocally();
+    }
+    // Mirror the shared answer locally, so a fallback later starts from what this process spent.
+    const index = this.slot();
+    if (granted) {
+      this.withdrawals[index]! += 1;
+      this.withdrawalTotal += 1;
+      this.grantedTotal += 1;
+    } else {
+      this.refusedTotal += 1;
+    }
+    return granted;
+  }
+
+  private storeUsable(): boolean {
+    if (this.storeRetryAt !== undefined && this.now() < this.storeRetryAt) return false;
+    if (this.store?.ready?.() === false) {
+      this.storeFailed(new Error('the store is not connected'));
+      return false;
+    }
+    return true;
+  }
+
+  private storeAnswered(): void {
+    if (this.storeRetryAt !== undefined) {
+      this.storeRetryAt = undefined;
+      this.onStoreEvent({ type: 'store-up' });
+    }
+  }
+
+  private storeFailed(error: unknown): void {
+    if (this.storeRetryAt === undefined) this.onStoreEvent({ type: 'store-down', error });
+    // Ask again in a second; until then every decision is local and immediate.
+    this.storeRetryAt = this.now() + 1000;
+  }
+
+  private withTimeout<T>(promise: Promise<T>): Promise<T> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${this.storeTimeoutMs} ms`)), this.storeTimeoutMs);
+      timer.unref?.();
+    });
+    return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+  }
+
   /** A snapshot of the budget. */
   state(): RetryBudgetState {
     this.slot();
@@ -120,6 +275,10 @@ export class RetryBudget {
       retries: this.withdrawalTotal,
       granted: this.grantedTotal,
       refused: this.refusedTotal,
+      mode:
+        this.store !== undefined && this.storeRetryAt === undefined && this.store.ready?.() !== false
+          ? 'shared'
+          : 'local',
     };
   }
 

@@ -37,7 +37,9 @@ export function attachKey(headers: AxiosHeaders, method: string, options: Resolv
     return validateKey('', `the ${settings.header} header`, String(existing));
   }
   if (!settings.methods.has(method)) return undefined;
-  const key = validateKey('', 'idempotencyKey.generate()', settings.generate());
+  // The built-in generator's uuids need no check; a user's generator might return anything.
+  const generated = settings.generate();
+  const key = settings.generate === generateKey ? generated : validateKey('', 'idempotencyKey.generate()', generated);
   headers.set(settings.header, key);
   return key;
 }

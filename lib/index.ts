@@ -1,15 +1,19 @@
+/**
+ * axios-resilience: retries for axios that do not charge a customer twice.
+ * @module axios-resilience
+ */
 import './augment';
 
 export { retryPlugin } from './plugin';
 export type { RetryPlugin } from './plugin';
 export { RetryBudget } from './budget';
-export type { RetryBudgetOptions, RetryBudgetState } from './budget';
+export type { BudgetSettings, BudgetStore, RetryBudgetOptions, RetryBudgetState } from './budget';
 export { CircuitOpenError } from './errors';
 export { parseRetryAfter, parseHttpDate } from './retry-after';
 export { computeBackoff, fullJitter, equalJitter, decorrelatedJitter, noJitter } from './backoff';
 export type { BackoffInput } from './backoff';
 export { DEFAULT_ERROR_CODES, DEFAULT_STATUS_CODES } from './options';
-export type { OriginBreaker } from './breaker';
+export type { BreakerSync, CircuitBreakerView } from './breaker';
 export type {
   BreakerOptions,
   CircuitState,

@@ -29,6 +29,8 @@ export const DEFAULT_ERROR_CODES: readonly string[] = [
   'ENETDOWN',
   'EHOSTDOWN',
   'ESOCKETTIMEDOUT',
+  // undici's dropped socket, under the fetch adapter's generic ERR_NETWORK.
+  'UND_ERR_SOCKET',
   'ERR_NETWORK',
 ];
 

@@ -26,6 +26,10 @@ export function originOf(url: string | undefined, baseURL: string | undefined): 
  */
 export class BoundedMap<V> {
   private readonly entries = new Map<string, V>();
+  // Most clients call one origin over and over. The entry used last is already the most recent in
+  // LRU order, so for it the touch (a Map delete and set on every call) is skipped.
+  private lastKey: string | undefined;
+  private lastValue: V | undefined;
 
   constructor(
     private readonly limit: number,
@@ -38,16 +42,18 @@ export class BoundedMap<V> {
 
   /** The value for `key`, made by `create` on first use; marks it most recently used. */
   getOrCreate(key: string, create: () => V): V {
+    if (key === this.lastKey) return this.lastValue!;
     const entries = this.entries;
-    const found = entries.get(key);
-    if (found !== undefined) {
+    let value = entries.get(key);
+    if (value !== undefined) {
       // Re-inserting moves the key to the end of the Map's insertion order, which is the LRU order.
       entries.delete(key);
-      entries.set(key, found);
-      return found;
+    } else {
+      value = create();
     }
-    const value = create();
     entries.set(key, value);
+    this.lastKey = key;
+    this.lastValue = value;
     if (entries.size > this.limit) {
       const oldest = entries.keys().next().value as string;
       const evicted = entries.get(oldest)!;
@@ -71,5 +77,7 @@ export class BoundedMap<V> {
 
   clear(): void {
     this.entries.clear();
+    this.lastKey = undefined;
+    this.lastValue = undefined;
   }
 }

@@ -3,7 +3,7 @@ import type { AxiosInstance, AxiosResponse, InternalAxiosRequestConfig } from 'a
 import { runCall } from './adapter';
 import type { Call, Shared } from './adapter';
 import { BreakerRegistry } from './breaker';
-import type { OriginBreaker } from './breaker';
+import type { CircuitBreakerView } from './breaker';
 import { RetryBudget } from './budget';
 import { attachKey } from './idempotency';
 import { resolvePluginOptions, resolveRequestOptions } from './options';
@@ -32,7 +32,7 @@ export interface RetryPlugin {
    * The opossum breaker guarding `url`'s origin, for its events (`open`, `halfOpen`, `close`,
    * `failure`, …) and `stats`; `undefined` when breakers are off or that origin has not been called.
    */
-  breaker(url: string): OriginBreaker | undefined;
+  breaker(url: string): CircuitBreakerView | undefined;
 }
 
 /**
@@ -68,12 +68,12 @@ export function retryPlugin(options?: RetryPluginOptions): RetryPlugin {
     breakers:
       resolved.breaker === false ? undefined : new BreakerRegistry(resolved.breaker, resolved.onCircuitStateChange),
     closers: new Set(),
+    closed: false,
     now: resolved.now,
   };
-  let closed = false;
 
   const onRequest = (config: InternalAxiosRequestConfig): InternalAxiosRequestConfig => {
-    if (closed) return config;
+    if (shared.closed) return config;
     const callOptions = resolveRequestOptions(config.retry, resolved.call);
     if (callOptions === false) return config;
 
@@ -128,12 +128,15 @@ export function retryPlugin(options?: RetryPluginOptions): RetryPlugin {
         interceptors.response.eject(responseId);
       };
     },
-    close() {
-      closed = true;
-      shared.breakers?.close();
+    async close() {
+      shared.closed = true;
       for (const end of [...shared.closers]) end();
+      const shutdowns: Array<Promise<void>> = [];
+      if (shared.breakers) shutdowns.push(shared.breakers.close());
+      if (budgetSetting instanceof RetryBudget) shutdowns.push(budgetSetting.flush());
+      for (const budget of budgets?.values() ?? []) shutdowns.push(budget.flush());
       budgets?.clear();
-      return Promise.resolve();
+      await Promise.all(shutdowns);
     },
     budget(url) {
       const origin = originOf(url, undefined);

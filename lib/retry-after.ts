@@ -29,7 +29,8 @@ const ASCTIME = /^[A-Za-z]{3} ([A-Za-z]{3}) ([ \d]\d) (\d{2}):(\d{2}):(\d{2}) (\
 function utc(year: number, month: string, day: number, h: number, m: number, s: number): number | undefined {
   const monthIndex = MONTHS[month.toLowerCase()];
   if (monthIndex === undefined || day < 1 || day > 31 || h > 23 || m > 59 || s > 60) return undefined;
-  const ms = Date.UTC(year, monthIndex, day, h, m, Math.min(s, 59));
+  // Date.UTC reads years 0-99 as 1900-1999; setUTCFullYear takes the year as given.
+  const ms = new Date(Date.UTC(2000, monthIndex, day, h, m, Math.min(s, 59))).setUTCFullYear(year);
   // Date.UTC rolls 31 Feb over into March; a date that does not exist is not a date.
   return new Date(ms).getUTCDate() === day ? ms : undefined;
 }
@@ -49,6 +50,7 @@ export function parseHttpDate(value: string, nowMs: number = Date.now()): number
     const nowYear = new Date(nowMs).getUTCFullYear();
     let year = Math.floor(nowYear / 100) * 100 + Number(yy);
     if (year > nowYear + 50) year -= 100;
+    else if (year <= nowYear - 50) year += 100;
     return utc(year, month!, Number(day), Number(h), Number(m), Number(s));
   }
   match = ASCTIME.exec(value);

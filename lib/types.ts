@@ -1,4 +1,5 @@
 import type { AxiosError, InternalAxiosRequestConfig } from 'axios';
+import type { BreakerSync } from './breaker';
 import type { RetryBudget } from './budget';
 
 /** How the wait before a retry is computed when the server does not say. */
@@ -118,6 +119,12 @@ export interface BreakerOptions {
    * @default 1000
    */
   maxOrigins?: number;
+  /**
+   * Shares breaker state with other processes (e.g. `redisBreakerSync(client)` from
+   * `axios-resilience/redis`): an open breaker anywhere opens it everywhere, one probe per fleet.
+   * @default undefined (this process only)
+   */
+  shared?: BreakerSync;
   /** Any other opossum option. */
   [opossumOption: string]: unknown;
 }
@@ -152,7 +159,7 @@ export interface RetryPluginOptions {
   statusCodes?: readonly number[];
   /**
    * Network error codes that may be retried.
-   * @default ['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'ECONNABORTED', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE', 'ENETUNREACH', 'EHOSTUNREACH', 'ENETDOWN', 'EHOSTDOWN', 'ESOCKETTIMEDOUT', 'ERR_NETWORK']
+   * @default ['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'ECONNABORTED', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE', 'ENETUNREACH', 'EHOSTUNREACH', 'ENETDOWN', 'EHOSTDOWN', 'ESOCKETTIMEDOUT', 'UND_ERR_SOCKET', 'ERR_NETWORK']
    */
   errorCodes?: readonly string[];
   /**
