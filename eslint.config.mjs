@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'coverage/', 'docs/api/', 'node_modules/'] },
+  { ignores: ['dist/', 'coverage/', 'docs/api/', 'node_modules/', '.bench-tmp/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

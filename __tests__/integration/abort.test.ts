@@ -1,6 +1,7 @@
 import axios from 'axios';
 import type { AxiosError } from 'axios';
-import { client, closeAll, fake, rejection, script, until, useNock } from '../helpers';
+import { client, fake, rejection, until } from '../helpers';
+import { closeAll, script, useNock } from '../nock-helpers';
 
 const API = 'http://api.test';
 

@@ -1,6 +1,7 @@
 import type { AxiosError } from 'axios';
 import type { RetryEvent } from '../../lib';
-import { client, closeAll, fake, rejection, script, scriptedAdapter, until, useNock } from '../helpers';
+import { client, fake, rejection, scriptedAdapter, until } from '../helpers';
+import { closeAll, script, useNock } from '../nock-helpers';
 
 const API = 'http://api.test';
 

@@ -3,7 +3,8 @@ import type { AxiosError, AxiosResponse, InternalAxiosRequestConfig } from 'axio
 import nock from 'nock';
 import { CircuitOpenError, retryPlugin } from '../../lib';
 import type { CircuitStateChange, RetryPluginOptions } from '../../lib';
-import { fake, rejection, script, useNock } from '../helpers';
+import { fake, rejection } from '../helpers';
+import { script, useNock } from '../nock-helpers';
 
 const A = 'http://a.test';
 const B = 'http://b.test';

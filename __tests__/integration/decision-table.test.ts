@@ -1,6 +1,7 @@
 import axios, { AxiosError } from 'axios';
 import nock from 'nock';
-import { client, closeAll, rejection, script, scriptedAdapter, useNock } from '../helpers';
+import { client, rejection, scriptedAdapter } from '../helpers';
+import { closeAll, script, useNock } from '../nock-helpers';
 
 const API = 'http://api.test';
 

@@ -2,7 +2,8 @@ import axios from 'axios';
 import type { AxiosError } from 'axios';
 import { Readable } from 'node:stream';
 import { retryPlugin } from '../../lib';
-import { client, closeAll, rejection, script, useNock } from '../helpers';
+import { client, rejection } from '../helpers';
+import { closeAll, script, useNock } from '../nock-helpers';
 
 const API = 'http://api.test';
 
