@@ -1,0 +1,181 @@
+/**
+ * Exactly once under chaos: 2,000 logical POSTs at concurrency 50 against a real node:http server
+ * that implements the IETF Idempotency-Key semantics and injects seeded faults before and after it
+ * commits a payment (support/idempotent-server.ts).
+ *
+ * Each scenario runs in a child process (support/chaos-child.ts): under jest's --detectOpenHandles
+ * every socket and timer is traced, which slows the client so much that healthy requests hit the
+ * 200 ms timeout. The assertions are all here, on what the child reports.
+ *
+ * Budget and breaker are off: this run measures whether a payment is made exactly once, not load
+ * shedding. With them on, calls would also stop with 'budget-exhausted' or 'circuit-open' — their
+ * job, but it would blur the counts this test is about.
+ */
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { CLIENT_TIMEOUT_MS, MIXED_FAULTS, lastErrors, tallyPayments } from './support/chaos-run';
+import type { ScenarioReport } from './support/chaos-run';
+import type { ChildInput } from './support/chaos-child';
+import { FAULTS } from './support/idempotent-server';
+import type { Fault, FaultMix } from './support/idempotent-server';
+
+const run = promisify(execFile);
+const ROOT = path.resolve(__dirname, '../..');
+const CHILD = path.join(__dirname, 'support', 'chaos-child.ts');
+
+const CALLS = 2000;
+const CONCURRENCY = 50;
+const RETRIES = 5;
+const BASE_DELAY_MS = 2;
+const MAX_DELAY_MS = 50;
+const SEED = 20261201;
+/** The longest a call may take: every attempt timing out and every wait at the cap, plus slack for a busy CI box. */
+const CALL_BOUND_MS = (RETRIES + 1) * CLIENT_TIMEOUT_MS + RETRIES * MAX_DELAY_MS + 1000;
+/** Failures a call may still be seeing when it runs out of retries: each is one the server injected. */
+const TRANSIENT_LABELS = new Set(['409', '429', '503', '504', 'ECONNRESET', 'ECONNABORTED']);
+
+async function chaos(mix: FaultMix, idempotencyKey: boolean, calls: number): Promise<ScenarioReport> {
+  const input: ChildInput = {
+    seed: SEED,
+    mix,
+    calls,
+    concurrency: CONCURRENCY,
+    recover: idempotencyKey,
+    idempotencyKey,
+    retries: RETRIES,
+    baseDelayMs: BASE_DELAY_MS,
+    maxDelayMs: MAX_DELAY_MS,
+  };
+  // The child's own timeout is the bound on the whole run: a hung call fails the test.
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', CHILD, JSON.stringify(input)], {
+    cwd: ROOT,
+    timeout: 45_000,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return JSON.parse(stdout) as ScenarioReport;
+}
+
+function summarise(scenario: string, report: ScenarioReport) {
+  const summary = {
+    scenario,
+    ...tallyPayments(report),
+    lastErrors: lastErrors(report),
+    replays: report.server.replays,
+    status409: report.server.statuses['409'] ?? 0,
+    status422: report.server.statuses['422'] ?? 0,
+    maxAttempts: Math.max(...report.outcomes.map((o) => o.attempts ?? 0)),
+    maxCallMs: Math.round(Math.max(...report.outcomes.map((o) => o.durationMs))),
+    wallMs: Math.round(report.wallMs),
+    injected: Object.fromEntries(Object.entries(report.server.injected).filter(([, n]) => n > 0)),
+  };
+  console.log(JSON.stringify(summary));
+  return summary;
+}
+
+// Each fault alone on 1,000 calls (to keep the file near 20 s), then all of them mixed on 2,000.
+const scenarios: Array<{ name: string; mix: FaultMix; calls: number; fault?: Fault }> = [
+  ...FAULTS.map((fault) => ({ name: `${fault} on 35 % of attempts`, mix: { [fault]: 0.35 }, calls: 1000, fault })),
+  { name: 'every fault mixed, 46 % of attempts', mix: MIXED_FAULTS, calls: CALLS },
+];
+
+describe('exactly once with Idempotency-Key (concurrency 50, retries 5)', () => {
+  test.each(scenarios)(
+    '$calls POSTs, $name: no payment is made twice and every call settles',
+    async ({ name, mix, calls, fault }) => {
+      const report = await chaos(mix, true, calls);
+      const { server, outcomes } = report;
+      const summary = summarise(name, report);
+
+      // Every call settled, each within the bound.
+      expect(outcomes).toHaveLength(calls);
+      expect(new Set(outcomes.map((o) => o.callId)).size).toBe(calls);
+      expect(outcomes.filter((o) => o.durationMs >= CALL_BOUND_MS)).toEqual([]);
+
+      // The faults were really injected, and the plugin really retried through them.
+      if (fault !== undefined) expect(server.injected[fault]).toBeGreaterThan(calls * 0.3);
+      expect(summary.requestsReceived).toBeGreaterThan(calls * 1.3);
+      if (fault === 'slow-processing' || fault === undefined) expect(summary.status409).toBeGreaterThan(0);
+      if (fault !== 'unavailable' && fault !== 'rate-limited') expect(summary.replays).toBeGreaterThan(0);
+
+      // No key has more than one record; every attempt of a call carried one and the same key.
+      const chaosRecords = server.records.filter((r) => !r.recovery);
+      const perKey = new Map<string, number>();
+      for (const record of server.records) {
+        expect(record.key).not.toBeNull();
+        perKey.set(record.key!, (perKey.get(record.key!) ?? 0) + 1);
+      }
+      expect([...perKey].filter(([, n]) => n > 1)).toEqual([]);
+      expect(summary.duplicatePayments).toBe(0);
+      for (const [callId, keys] of Object.entries(server.keysSeen)) {
+        expect({ callId, keys: keys.length }).toEqual({ callId, keys: 1 });
+        expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+      }
+      // Every attempt sent the same bytes: the server never saw a key reused with another body.
+      expect(summary.status422).toBe(0);
+
+      const recordByKey = new Map(server.records.map((r) => [r.key!, r]));
+      let resolved = 0;
+      let rejectedAfterCommit = 0;
+      for (const o of outcomes) {
+        expect(o.isAxiosError || o.ok).toBe(true);
+        expect(o.idempotencyKey).toBe(server.keysSeen[o.callId]?.[0]);
+        const record = recordByKey.get(o.idempotencyKey!);
+        if (o.ok) {
+          // A resolved call got the record of its own key.
+          resolved++;
+          expect(o.label).toBe('201');
+          expect(record).toMatchObject({ callId: o.callId, recovery: false });
+          expect(o.data).toEqual({ paymentId: record!.id, callId: o.callId, key: o.idempotencyKey });
+        } else {
+          // A rejected call is a clear AxiosError: out of retries on a fault the server injected.
+          expect({ stopReason: o.stopReason, attempts: o.attempts }).toEqual({
+            stopReason: 'retries-exhausted',
+            attempts: RETRIES + 1,
+          });
+          expect(TRANSIENT_LABELS.has(o.label)).toBe(true);
+          expect(record?.callId).toBe(o.callId);
+          if (!record!.recovery) rejectedAfterCommit++;
+          // Sending it again with retryState.idempotencyKey gets that one payment, never a second.
+          expect(o.recovered).toEqual({
+            label: '201',
+            data: { paymentId: record!.id, callId: o.callId, key: o.idempotencyKey },
+          });
+        }
+      }
+      // Records made during the chaos = resolved calls + calls rejected after their commit.
+      expect(chaosRecords.length).toBe(resolved + rejectedAfterCommit);
+      expect({ resolved, rejectedAfterCommit }).toEqual({
+        resolved: summary.resolved,
+        rejectedAfterCommit: summary.rejectedAfterCommit,
+      });
+      // After recovery every logical call has exactly one payment.
+      expect(server.records).toHaveLength(calls);
+    },
+    50_000,
+  );
+});
+
+describe('without Idempotency-Key (idempotencyKey: false), the same mixed chaos', () => {
+  test('2000 POSTs: no POST is ever sent twice: every failure stops at once as non-idempotent', async () => {
+    const report = await chaos(MIXED_FAULTS, false, CALLS);
+    const { server, outcomes } = report;
+    const summary = summarise('every fault mixed, idempotencyKey: false', report);
+
+    expect(outcomes).toHaveLength(CALLS);
+    expect(Object.keys(server.arrivals)).toHaveLength(CALLS);
+    expect(Object.entries(server.arrivals).filter(([, n]) => n !== 1)).toEqual([]);
+    expect(summary.duplicatePayments).toBe(0);
+    for (const keys of Object.values(server.keysSeen)) expect(keys).toEqual(['']);
+    // Faults were injected; each failed call was sent once and stopped as non-idempotent.
+    expect(summary.rejected).toBeGreaterThan(CALLS * 0.3);
+    for (const o of outcomes) {
+      expect(o.attempts).toBe(1);
+      expect(o.idempotencyKey).toBeUndefined();
+      if (!o.ok) {
+        expect(o.isAxiosError).toBe(true);
+        expect(o.stopReason).toBe('non-idempotent');
+      }
+    }
+  }, 50_000);
+});

@@ -1,0 +1,58 @@
+/** A tiny node:http server for behaviour tests: records every request, answers via a handler. */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface SeenRequest {
+  method: string;
+  url: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+export interface TestServer {
+  url: string;
+  requests: SeenRequest[];
+  close(): Promise<void>;
+}
+
+export type Handler = (req: SeenRequest, res: http.ServerResponse, index: number) => void;
+
+export async function startServer(handler: Handler): Promise<TestServer> {
+  const requests: SeenRequest[] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const seen = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
+      requests.push(seen);
+      handler(seen, res, requests.length - 1);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/** Resolves once `predicate` holds, checking every few ms; rejects after `ms`. */
+export async function until(predicate: () => boolean, ms = 2000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!predicate()) {
+    if (Date.now() > end) throw new Error('condition not reached in time');
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+}
+
+export const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
