@@ -4,11 +4,13 @@ import { dts } from 'rollup-plugin-dts';
 // Dependencies stay imports: users get one copy of axios, opossum and uuid.
 const external = (id) => /^(axios|opossum|uuid)(\/|$)/.test(id) || id.startsWith('node:');
 
-const entries = { index: 'lib/index.ts' };
+// Each entry is built on its own, so no chunk is shared between them: the browser-safe main entry
+// can never pick up the Node-only testing code (lib/testing uses node:http) or the Redis fleet code.
+const entries = { index: 'lib/index.ts', testing: 'lib/testing/index.ts', redis: 'lib/redis/index.ts' };
 
-export default [
+const build = (name, input) => [
   {
-    input: entries,
+    input: { [name]: input },
     external,
     plugins: [
       typescript({
@@ -37,9 +39,11 @@ export default [
     ],
   },
   ...['mts', 'cts'].map((ext) => ({
-    input: entries,
+    input: { [name]: input },
     external,
     plugins: [dts({ tsconfig: './tsconfig.json', compilerOptions: { noEmit: false } })],
     output: { dir: 'dist', format: 'es', entryFileNames: `[name].d.${ext}` },
   })),
 ];
+
+export default Object.entries(entries).flatMap(([name, input]) => build(name, input));

@@ -1,0 +1,20 @@
+/**
+ * `axios-resilience/testing`: prove retry behaviour against a scripted server before production
+ * does it for you. Node only (it uses `node:http`); the main entry stays browser-safe.
+ *
+ * @module axios-resilience/testing
+ */
+export { startFaultServer, gapsMs } from './server';
+export type { FaultServer, FaultServerOptions } from './server';
+export { createIdempotentResource } from './resource';
+export type {
+  CreatedResource,
+  IdempotentResource,
+  IdempotentResourceOptions,
+  Outcome,
+  RecordedRequest,
+} from './resource';
+export { nockRoute, connectionReset } from './nock';
+export type { NockInterceptorLike, NockRoute, NockScopeLike } from './nock';
+export type { Route } from './route';
+export type { NormalizedStep, ResetStep, ResponseStep, StatusStep, Step } from './steps';
