@@ -64,73 +64,89 @@ function breakerCode(error: unknown): unknown {
  * outside this loop, so they run once per call and every attempt sends the same bytes.
  */
 export async function runCall(config: InternalAxiosRequestConfig, call: Call, shared: Shared): Promise<AxiosResponse> {
-  const { options, state, origin } = call;
-  const base: AxiosAdapter = getAdapter(call.adapter ?? axios.defaults.adapter, config);
-  const budget = shared.budgetFor(origin);
-  const breakers = shared.breakers;
-  let breaker = breakers?.for(origin);
-  let lastError: unknown;
-  let previousDelayMs = options.baseDelayMs;
-  let deposited = false;
-  // Each first attempt that is really sent counts as one request for the budget.
-  const deposit = (): void => {
-    if (!deposited && budget !== undefined) budget.deposit();
-    deposited = true;
-  };
-
-  const stop = (stopReason: StopReason, error: unknown): never => {
-    state.stopReason = stopReason;
-    throw error;
-  };
-  const circuitOpen = (): never => {
-    state.stopReason = 'circuit-open';
-    throw new CircuitOpenError(origin, config, lastError);
-  };
-
+  const loop = new AttemptLoop(config, call, shared);
   for (let retry = 0; ; retry++) {
-    let response: AxiosResponse | undefined;
+    const response = await loop.send();
+    if (response !== undefined) return response;
+    const delayMs = await loop.planRetry(retry);
+    await loop.pause(delayMs);
+  }
+}
+
+/** The state of one call's attempts; each step of the loop is one method. */
+class AttemptLoop {
+  private readonly base: AxiosAdapter;
+  private readonly budget: RetryBudget | undefined;
+  private breaker: OriginBreaker | undefined;
+  private lastError: unknown;
+  private previousDelayMs: number;
+  private deposited = false;
+
+  constructor(
+    private readonly config: InternalAxiosRequestConfig,
+    private readonly call: Call,
+    private readonly shared: Shared,
+  ) {
+    this.base = getAdapter(call.adapter ?? axios.defaults.adapter, config);
+    this.budget = shared.budgetFor(call.origin);
+    this.breaker = shared.breakers?.for(call.origin);
+    this.previousDelayMs = call.options.baseDelayMs;
+  }
+
+  /** Sends one attempt: the response, or `undefined` after a failure (kept as `lastError`). */
+  async send(): Promise<AxiosResponse | undefined> {
+    const { config, call, breaker } = this;
+    const state = call.state;
+    if (breaker !== undefined) {
+      if (isRejecting(breaker)) this.circuitOpen();
+      // Half-open with a fleet: one probe for all processes, not one each.
+      const breakers = this.shared.breakers!;
+      if (breaker.halfOpen && breakers.shared && !(await breakers.acquireProbe(call.origin))) this.circuitOpen();
+      if (isRejecting(breaker)) this.circuitOpen();
+    }
+    // Each first attempt that is really sent counts as one request for the budget.
+    if (!this.deposited) {
+      this.deposited = true;
+      this.budget?.deposit();
+    }
+    state.attempts++;
     try {
-      if (breaker === undefined) {
-        deposit();
-        state.attempts++;
-        response = await base(config);
-      } else {
-        if (isRejecting(breaker)) circuitOpen();
-        // Half-open with a fleet: one probe for all processes, not one each.
-        if (breaker.halfOpen && breakers!.shared && !(await breakers!.acquireProbe(origin))) circuitOpen();
-        if (isRejecting(breaker)) circuitOpen();
-        deposit();
-        state.attempts++;
-        response = await breaker.fire(base, config, options);
-      }
+      return breaker === undefined ? await this.base(config) : await breaker.fire(this.base, config, call.options);
     } catch (error) {
-      if (error instanceof CircuitOpenError) throw error;
       const code = breakerCode(error);
       if (breaker !== undefined && code === 'EOPENBREAKER') {
         // Another call's failure opened it between our check and the fire: nothing was sent.
         state.attempts--;
-        circuitOpen();
+        this.circuitOpen();
       }
       if (breaker !== undefined && code === 'ESHUTDOWN') {
         // The breaker was evicted (past maxOrigins) or the plugin closed mid-call: send unguarded.
-        breaker = undefined;
         state.attempts--;
-        retry--;
-        continue;
+        this.breaker = undefined;
+        return this.send();
       }
-      lastError = error;
+      this.lastError = error;
+      return undefined;
     }
-    if (response !== undefined) return response;
-    const error = lastError;
+  }
+
+  /**
+   * Decides whether the failure in `lastError` is retried, and after how long; throws the error
+   * the caller gets (with its stop reason) when it is not. `retry` is 0 before the first retry.
+   */
+  async planRetry(retry: number): Promise<number> {
+    const { call, shared, breaker, budget } = this;
+    const { options, state } = call;
+    const error = this.lastError;
 
     const decision = classify(
-      { error, method: call.method, hasKey: state.idempotencyKey !== undefined, data: config.data },
+      { error, method: call.method, hasKey: state.idempotencyKey !== undefined, data: this.config.data },
       options,
     );
-    if (!decision.retry) stop(decision.stopReason, error);
-    if (retry >= options.retries) stop('retries-exhausted', error);
+    if (!decision.retry) this.stop(decision.stopReason, error);
+    if (retry >= options.retries) this.stop('retries-exhausted', error);
     // A call that was in flight when the plugin closed must not start a wait close() cannot end.
-    if (shared.closed) stop('aborted', error);
+    if (shared.closed) this.stop('aborted', error);
 
     // The server's word beats our guess, within the cap. 0 or a past date means "now", and then
     // the jittered backoff still spreads the callers out.
@@ -138,26 +154,31 @@ export async function runCall(config: InternalAxiosRequestConfig, call: Call, sh
     let delayMs: number;
     let delaySource: 'backoff' | 'retry-after';
     if (asked !== undefined && asked > 0) {
-      if (asked > options.maxDelayMs && options.retryAfter === 'fail') stop('retry-after-too-long', error);
+      if (asked > options.maxDelayMs && options.retryAfter === 'fail') this.stop('retry-after-too-long', error);
       delayMs = Math.min(asked, options.maxDelayMs);
       delaySource = 'retry-after';
     } else {
-      const input = { retry, baseDelayMs: options.baseDelayMs, maxDelayMs: options.maxDelayMs, previousDelayMs };
+      const input = {
+        retry,
+        baseDelayMs: options.baseDelayMs,
+        maxDelayMs: options.maxDelayMs,
+        previousDelayMs: this.previousDelayMs,
+      };
       delayMs = computeBackoff(options.jitter, input, options.random);
-      previousDelayMs = Math.max(delayMs, options.baseDelayMs);
+      this.previousDelayMs = Math.max(delayMs, options.baseDelayMs);
       delaySource = 'backoff';
     }
 
     if (options.deadlineMs !== undefined && shared.now() + delayMs - call.startedAt > options.deadlineMs) {
-      stop('deadline', error);
+      this.stop('deadline', error);
     }
     // An open breaker will not let the retry out; waiting it out would only hold the caller.
-    if (breaker !== undefined && isRejecting(breaker)) circuitOpen();
+    if (breaker !== undefined && isRejecting(breaker)) this.circuitOpen();
     // Last, so a retry refused for another reason does not spend a token.
     if (budget !== undefined) {
       const grant = budget.tryWithdraw();
-      // A shared budget answers with a promise; a local one at once, with no await on the way.
-      if (!(typeof grant === 'boolean' ? grant : await grant)) stop('budget-exhausted', error);
+      // A shared budget answers with a promise; a local one at once.
+      if (!(typeof grant === 'boolean' ? grant : await grant)) this.stop('budget-exhausted', error);
     }
 
     state.delaysMs.push(delayMs);
@@ -168,15 +189,31 @@ export async function runCall(config: InternalAxiosRequestConfig, call: Call, sh
         delaySource,
         reason: decision.reason,
         error: error as AxiosError,
-        config,
+        config: this.config,
       });
     }
+    return delayMs;
+  }
+
+  /** Waits before the next attempt; ends early, and throws, on a cancel or the plugin closing. */
+  async pause(delayMs: number): Promise<void> {
+    const { config, shared } = this;
     const cancelledEarly = cancellation(config);
-    if (cancelledEarly) stop('aborted', cancelledEarly);
+    if (cancelledEarly) this.stop('aborted', cancelledEarly);
     // onRetry may have awaited across a close().
-    if (shared.closed) stop('aborted', error);
+    if (shared.closed) this.stop('aborted', this.lastError);
     const ended = await wait(delayMs, config, shared.closers);
-    if (ended === 'aborted') stop('aborted', cancellation(config) ?? new CanceledError(undefined, config));
-    if (ended === 'closed') stop('aborted', error);
+    if (ended === 'aborted') this.stop('aborted', cancellation(config) ?? new CanceledError(undefined, config));
+    if (ended === 'closed') this.stop('aborted', this.lastError);
+  }
+
+  private stop(stopReason: StopReason, error: unknown): never {
+    this.call.state.stopReason = stopReason;
+    throw error;
+  }
+
+  private circuitOpen(): never {
+    this.call.state.stopReason = 'circuit-open';
+    throw new CircuitOpenError(this.call.origin, this.config, this.lastError);
   }
 }
