@@ -23,7 +23,7 @@ import axiosRetry from 'axios-retry';
 import { retryPlugin } from '../lib';
 import { MIXED_FAULTS, lastErrors, runScenario, tallyPayments } from '../__tests__/reliability/support/chaos-run';
 import type { PaymentTally } from '../__tests__/reliability/support/chaos-run';
-import { mulberry32 } from '../__tests__/reliability/support/idempotent-server';
+import { seededRandom } from '../lib/testing/random';
 import type { FaultMix } from '../__tests__/reliability/support/idempotent-server';
 
 const SEED = 20261201;
@@ -52,7 +52,7 @@ const resilience =
       retries: 5,
       baseDelayMs: 2,
       maxDelayMs: 50,
-      random: mulberry32(SEED),
+      random: seededRandom(SEED),
       breaker: false,
       budget: false,
       ...(idempotencyKey ? {} : { idempotencyKey: false as const }),

@@ -9,6 +9,7 @@
  * is a queue of timed events and no real timer runs.
  */
 import { decorrelatedJitter, equalJitter, fullJitter, noJitter } from '../lib/backoff';
+import { seededRandom } from '../lib/testing/random';
 
 export type Strategy =
   'no backoff' | 'exponential (no jitter)' | 'full jitter' | 'equal jitter' | 'decorrelated jitter';
@@ -28,18 +29,6 @@ export interface SimSettings {
 }
 
 export const STUDY: SimSettings = { baseMs: 5, capMs: 2000, hopMeanMs: 10, hopSdMs: 2 };
-
-/** mulberry32: a small, fast, seedable 32-bit generator; returns numbers in [0, 1). */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Standard normal draws by Box–Muller from `random`; the second value of each pair is kept for the next call. */
 export function normal(random: () => number): () => number {
@@ -149,7 +138,7 @@ export interface RunResult {
 
 /** One run: `clients` clients contending under `strategy`, drawing all randomness from `seed`. */
 export function simulate(strategy: Strategy, clients: number, seed: number, settings: SimSettings = STUDY): RunResult {
-  const random = mulberry32(seed);
+  const random = seededRandom(seed);
   const gauss = normal(random);
   const hop = (): number => Math.abs(settings.hopMeanMs + settings.hopSdMs * gauss());
   const attempts = new Array<number>(clients).fill(0);

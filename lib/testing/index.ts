@@ -15,6 +15,7 @@ export type {
   RecordedRequest,
 } from './resource';
 export { nockRoute, connectionReset } from './nock';
+export { seededRandom } from './random';
 export type { NockInterceptorLike, NockRoute, NockScopeLike } from './nock';
 export type { Route } from './route';
 export type { NormalizedStep, ResetStep, ResponseStep, StatusStep, Step } from './steps';

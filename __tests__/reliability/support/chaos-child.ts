@@ -8,7 +8,7 @@
 import { retryPlugin } from '../../../lib';
 import { runScenario } from './chaos-run';
 import type { ScenarioOptions } from './chaos-run';
-import { mulberry32 } from './idempotent-server';
+import { seededRandom } from '../../../lib/testing/random';
 
 export interface ChildInput extends ScenarioOptions {
   idempotencyKey: boolean;
@@ -24,7 +24,7 @@ async function main(): Promise<void> {
       retries: input.retries,
       baseDelayMs: input.baseDelayMs,
       maxDelayMs: input.maxDelayMs,
-      random: mulberry32(input.seed),
+      random: seededRandom(input.seed),
       // Off on purpose: this run measures exactly-once, not load shedding.
       breaker: false,
       budget: false,

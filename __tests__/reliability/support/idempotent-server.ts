@@ -15,6 +15,7 @@
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { seededRandom } from '../../../lib/testing/random';
 
 export type Fault =
   | 'none'
@@ -75,18 +76,6 @@ export interface ChaosServer {
   /** Turns fault injection off (for the recovery pass after the chaos). */
   calm(): void;
   close(): Promise<void>;
-}
-
-/** mulberry32: a tiny, fast, seedable 32-bit PRNG. Returns floats in [0, 1). */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** FNV-1a over a string, to turn (seed, call, arrival) into a PRNG seed. */
@@ -193,7 +182,7 @@ export async function startIdempotentServer(options: ServerOptions): Promise<Cha
     seen.add(key ?? '');
     state.keysSeen.set(callId, seen);
 
-    const random = mulberry32(hash32(`${options.seed}:${callId}:${arrival}`));
+    const random = seededRandom(hash32(`${options.seed}:${callId}:${arrival}`));
     const fault = pickFault(random(), mix);
     state.injected[fault]++;
 
