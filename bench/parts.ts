@@ -37,6 +37,8 @@ async function main(): Promise<void> {
     ['plugin budget: false', base, { budget: false }],
     ['plugin budget+breaker off', base, { budget: false, breaker: false }],
     ['plugin all off (no key)', base, { budget: false, breaker: false, idempotencyKey: false }],
+    // Installed, but the request interceptor returns at once: what axios's interceptor chain costs.
+    ['plugin, retry: false per request', base, {}],
   ];
   if (other) {
     variants.push(['patched defaults', other, {}]);
@@ -49,6 +51,7 @@ async function main(): Promise<void> {
       if (!lib) return { name, http, close: () => Promise.resolve() };
       const plugin = lib.retryPlugin(options);
       plugin.install(http);
+      if (name.includes('retry: false')) http.defaults.retry = false;
       return { name, http, close: () => plugin.close() };
     },
   );

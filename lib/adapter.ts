@@ -63,17 +63,20 @@ function breakerCode(error: unknown): unknown {
  * the breaker and the budget all allow it. Request and response transforms and interceptors are
  * outside this loop, so they run once per call and every attempt sends the same bytes.
  */
-export async function runCall(config: InternalAxiosRequestConfig, call: Call, shared: Shared): Promise<AxiosResponse> {
-  const loop = new AttemptLoop(config, call, shared);
-  for (let retry = 0; ; retry++) {
-    const response = await loop.send();
-    if (response !== undefined) return response;
-    const delayMs = await loop.planRetry(retry);
-    await loop.pause(delayMs);
+export function runCall(config: InternalAxiosRequestConfig, call: Call, shared: Shared): Promise<AxiosResponse> {
+  try {
+    return new AttemptLoop(config, call, shared).send();
+  } catch (error) {
+    // An unknown adapter name, or a breaker that is open before the first attempt.
+    return Promise.reject(error);
   }
 }
 
-/** The state of one call's attempts; each step of the loop is one method. */
+/**
+ * The state of one call's attempts; each step is one method. Most calls succeed at once, so the
+ * success path is synchronous code and one `then` on the attempt's promise: the async steps
+ * (classifying, waiting, the fleet's probe) only run after a failure.
+ */
 class AttemptLoop {
   private readonly base: AxiosAdapter;
   private readonly budget: RetryBudget | undefined;
@@ -81,6 +84,8 @@ class AttemptLoop {
   private lastError: unknown;
   private previousDelayMs: number;
   private deposited = false;
+  /** Retries planned so far (0 before the first). */
+  private retry = 0;
 
   constructor(
     private readonly config: InternalAxiosRequestConfig,
@@ -93,41 +98,61 @@ class AttemptLoop {
     this.previousDelayMs = call.options.baseDelayMs;
   }
 
-  /** Sends one attempt: the response, or `undefined` after a failure (kept as `lastError`). */
-  async send(): Promise<AxiosResponse | undefined> {
-    const { config, call, breaker } = this;
-    const state = call.state;
+  /** Sends one attempt; the call's response, after any retries. Throws when the breaker is open. */
+  send(): Promise<AxiosResponse> {
+    const breaker = this.breaker;
     if (breaker !== undefined) {
       if (isRejecting(breaker)) this.circuitOpen();
       // Half-open with a fleet: one probe for all processes, not one each.
-      const breakers = this.shared.breakers!;
-      if (breaker.halfOpen && breakers.shared && !(await breakers.acquireProbe(call.origin))) this.circuitOpen();
-      if (isRejecting(breaker)) this.circuitOpen();
+      if (breaker.halfOpen && this.shared.breakers!.shared) return this.sendAfterProbe();
     }
+    return this.dispatch();
+  }
+
+  private async sendAfterProbe(): Promise<AxiosResponse> {
+    if (!(await this.shared.breakers!.acquireProbe(this.call.origin))) this.circuitOpen();
+    if (isRejecting(this.breaker!)) this.circuitOpen();
+    return this.dispatch();
+  }
+
+  private dispatch(): Promise<AxiosResponse> {
+    const { config, call, breaker } = this;
     // Each first attempt that is really sent counts as one request for the budget.
     if (!this.deposited) {
       this.deposited = true;
       this.budget?.deposit();
     }
-    state.attempts++;
+    call.state.attempts++;
+    let sent: Promise<AxiosResponse>;
     try {
-      return breaker === undefined ? await this.base(config) : await breaker.fire(this.base, config, call.options);
+      // Promise.resolve: a custom adapter may hand back a thenable (a native promise passes as is).
+      sent = breaker === undefined ? Promise.resolve(this.base(config)) : breaker.fire(this.base, config, call.options);
     } catch (error) {
-      const code = breakerCode(error);
-      if (breaker !== undefined && code === 'EOPENBREAKER') {
-        // Another call's failure opened it between our check and the fire: nothing was sent.
-        state.attempts--;
-        this.circuitOpen();
-      }
-      if (breaker !== undefined && code === 'ESHUTDOWN') {
-        // The breaker was evicted (past maxOrigins) or the plugin closed mid-call: send unguarded.
-        state.attempts--;
-        this.breaker = undefined;
-        return this.send();
-      }
-      this.lastError = error;
-      return undefined;
+      // A custom adapter that throws instead of rejecting.
+      return this.recover(error);
     }
+    return sent.then(undefined, (error: unknown) => this.recover(error));
+  }
+
+  /** After a failed attempt: re-sends when the failure is retried, else throws the caller's error. */
+  private async recover(error: unknown): Promise<AxiosResponse> {
+    const breaker = this.breaker;
+    const code = breakerCode(error);
+    if (breaker !== undefined && code === 'EOPENBREAKER') {
+      // Another call's failure opened it between our check and the fire: nothing was sent.
+      this.call.state.attempts--;
+      this.circuitOpen();
+    }
+    if (breaker !== undefined && code === 'ESHUTDOWN') {
+      // The breaker was evicted (past maxOrigins) or the plugin closed mid-call: send unguarded.
+      this.call.state.attempts--;
+      this.breaker = undefined;
+      return this.send();
+    }
+    this.lastError = error;
+    const delayMs = await this.planRetry(this.retry++);
+    await this.pause(delayMs);
+    return this.send();
   }
 
   /**
