@@ -32,8 +32,8 @@ export function asctime(d: Date): string {
 const wholeSecondDate = (min: number, max: number) =>
   fc.integer({ min: Math.ceil(min / 1000), max: Math.floor(max / 1000) }).map((s) => new Date(s * 1000));
 
-// Years 0-99 are left out: see the report (Date.UTC maps them to 1900-1999).
-const YEAR_100 = Date.UTC(100, 0, 1);
+// From year 0 (a Date.UTC pitfall maps 0-99 to 1900-1999; the parser must not fall into it).
+const YEAR_0 = new Date('0000-01-01T00:00:00Z').getTime();
 const YEAR_9999_END = Date.UTC(9999, 11, 31, 23, 59, 59);
 
 /**
@@ -44,7 +44,7 @@ export function checkHttpDateRoundTrip(numRuns: number): void {
   const now = fc.integer({ min: Date.UTC(1971, 0, 1), max: Date.UTC(2200, 0, 1) });
 
   fc.assert(
-    fc.property(wholeSecondDate(YEAR_100, YEAR_9999_END), now, (date, nowMs) => {
+    fc.property(wholeSecondDate(YEAR_0, YEAR_9999_END), now, (date, nowMs) => {
       for (const text of [imfFixdate(date), asctime(date)]) {
         if (parseHttpDate(text, nowMs) !== date.getTime()) return false;
         const wait = parseRetryAfter(text, nowMs);
@@ -56,13 +56,11 @@ export function checkHttpDateRoundTrip(numRuns: number): void {
   );
 
   // RFC 850 has a two-digit year: RFC 9110 reads one more than 50 years ahead as the past century,
-  // so only dates from 49 years back to 49 years ahead name themselves. The clock is kept in the
-  // first half of a century: in the second half the parser reads a year early in the next century
-  // as the current one (see the report; the property fails there).
-  const nowEarlyInCentury = now.filter((ms) => new Date(ms).getUTCFullYear() % 100 < 50);
+  // so only dates from 49 years back to 49 years ahead name themselves, wherever in its century
+  // the clock is.
   fc.assert(
     fc.property(
-      nowEarlyInCentury,
+      now,
       fc.integer({ min: -49 * 365, max: 49 * 365 }),
       fc.integer({ min: 0, max: 86399 }),
       (nowMs, days, s) => {
