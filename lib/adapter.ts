@@ -123,6 +123,8 @@ class AttemptLoop {
       this.budget?.deposit();
     }
     call.state.attempts++;
+    if (call.options.attemptHeader !== false)
+      config.headers.set(call.options.attemptHeader, String(call.state.attempts));
     let sent: Promise<AxiosResponse>;
     try {
       // Promise.resolve: a custom adapter may hand back a thenable (a native promise passes as is).

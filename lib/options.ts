@@ -35,6 +35,8 @@ export const DEFAULT_ERROR_CODES: readonly string[] = [
 ];
 
 const JITTERS: readonly JitterStrategy[] = ['full', 'equal', 'decorrelated', 'none'];
+/** An HTTP field name (RFC 9110 token). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /** The settings of one call's retry loop, validated. Budget and breaker live on the plugin. */
 export interface ResolvedOptions {
@@ -53,6 +55,8 @@ export interface ResolvedOptions {
   onRetry: ((event: RetryEvent) => void | Promise<void>) | undefined;
   onGiveUp: ((event: GiveUpEvent) => void) | undefined;
   random: () => number;
+  /** Header that tells the server the attempt number, or `false` for none. */
+  attemptHeader: string | false;
 }
 
 /** The plugin-wide settings: per-call defaults plus the shared parts. */
@@ -77,6 +81,7 @@ const CALL_FIELDS = new Set([
   'onRetry',
   'onGiveUp',
   'random',
+  'attemptHeader',
 ]);
 const PLUGIN_FIELDS = new Set([...CALL_FIELDS, 'budget', 'breaker', 'onCircuitStateChange', 'now']);
 const KEY_FIELDS = new Set(['header', 'methods', 'generate']);
@@ -128,7 +133,7 @@ function keyOptions(
   if (!isPlainObject(value)) fail(where, 'idempotencyKey', 'must be false or an object');
   checkKnown(`${where}idempotencyKey.`, value, KEY_FIELDS);
   const header = own(value, 'header') ?? (fallback ? fallback.header : 'Idempotency-Key');
-  if (typeof header !== 'string' || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(header)) {
+  if (typeof header !== 'string' || !HEADER_NAME.test(header)) {
     fail(where, 'idempotencyKey.header', 'must be a valid header name');
   }
   const methodsValue = own(value, 'methods');
@@ -151,6 +156,16 @@ function keyOptions(
 const DEFAULTS = {
   idempotencyKey: { header: 'Idempotency-Key', methods: new Set(['POST', 'PATCH']), generate: generateKey },
 };
+
+function attemptHeader(where: string, value: unknown, fallback: string | false): string | false {
+  if (value === undefined) return fallback;
+  if (value === false) return false;
+  if (value === true) return 'X-Retry-Attempt';
+  if (typeof value !== 'string' || !HEADER_NAME.test(value)) {
+    fail(where, 'attemptHeader', 'must be false, true or a valid header name');
+  }
+  return value;
+}
 
 /**
  * Merges `input` over `base` (the plugin's resolved options, or the built-in defaults) and
@@ -234,6 +249,7 @@ export function resolveCallOptions(
     onRetry: fn(where, 'onRetry', own(input, 'onRetry'), base?.onRetry),
     onGiveUp: fn(where, 'onGiveUp', own(input, 'onGiveUp'), base?.onGiveUp),
     random: fn(where, 'random', own(input, 'random'), base?.random ?? Math.random),
+    attemptHeader: attemptHeader(where, own(input, 'attemptHeader'), base?.attemptHeader ?? false),
   };
 }
 

@@ -206,6 +206,13 @@ export interface RetryPluginOptions {
    */
   onCircuitStateChange?: (change: CircuitStateChange) => void;
   /**
+   * Sends the attempt number (`1` on the first attempt, `2` on the first retry, …) in a request
+   * header, so servers and proxies can see retries and shed them first under load (as the SRE book
+   * recommends for layered systems). `true` uses `X-Retry-Attempt`; a string names the header.
+   * @default false
+   */
+  attemptHeader?: boolean | string;
+  /**
    * Source of randomness in [0, 1), for backoff jitter (not for idempotency keys).
    * @default Math.random
    */
