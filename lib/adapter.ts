@@ -1,5 +1,5 @@
-import axios, { CanceledError, getAdapter } from 'axios';
-import type { AxiosAdapter, AxiosError, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
+import axios, { AxiosHeaders, CanceledError, getAdapter } from 'axios';
+import type { AxiosAdapter, AxiosError, AxiosResponse, AxiosResponseHeaders, InternalAxiosRequestConfig } from 'axios';
 import { computeBackoff } from './backoff';
 import type { BreakerRegistry, OriginBreaker } from './breaker';
 import type { RetryBudget } from './budget';
@@ -33,17 +33,10 @@ export interface Shared {
   now: () => number;
 }
 
+/** A response header as text (AxiosHeaders or a custom adapter's plain object; the first of repeats). */
 function headerValue(headers: unknown, name: string): string | undefined {
   if (headers === null || typeof headers !== 'object') return undefined;
-  let value: unknown;
-  if (typeof (headers as { get?: unknown }).get === 'function') {
-    value = (headers as { get(name: string): unknown }).get(name);
-  } else {
-    const lower = name.toLowerCase();
-    for (const key of Object.keys(headers)) {
-      if (key.toLowerCase() === lower) value = (headers as Record<string, unknown>)[key];
-    }
-  }
+  let value: unknown = AxiosHeaders.from(headers as AxiosResponseHeaders).get(name);
   if (Array.isArray(value)) value = value[0];
   return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : undefined;
 }

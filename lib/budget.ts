@@ -10,6 +10,9 @@
  * for deposits (old deposits expire a little early) and up to one slot of retries expiring early.
  */
 
+import { StoreHealth, warnOnce } from './store-health';
+import type { StoreEvent } from './store-health';
+
 /** Slots per window, locally and in a shared store. */
 export const BUDGET_SLOTS = 10;
 const SLOTS = BUDGET_SLOTS;
@@ -79,7 +82,7 @@ export interface RetryBudgetOptions {
    * working on its local bucket meanwhile; a call never fails because the store did.
    * @default a console.warn line
    */
-  onStoreEvent?: (event: { type: 'store-down'; error: unknown } | { type: 'store-up' }) => void;
+  onStoreEvent?: (event: StoreEvent) => void;
 }
 
 /** What a budget has done, for dashboards and logs. */
@@ -125,11 +128,9 @@ export class RetryBudget {
   private readonly store: BudgetStore | undefined;
   private readonly flushIntervalMs: number;
   private readonly storeTimeoutMs: number;
-  private readonly onStoreEvent: NonNullable<RetryBudgetOptions['onStoreEvent']>;
+  private readonly health: StoreHealth;
   private pendingDeposits = 0;
   private flushTimer: ReturnType<typeof setTimeout> | undefined;
-  /** While the store is down: when to ask it again. */
-  private storeRetryAt: number | undefined;
 
   constructor(options: RetryBudgetOptions = {}) {
     if (options === null || typeof options !== 'object') {
@@ -146,17 +147,11 @@ export class RetryBudget {
     this.store = options.store;
     this.flushIntervalMs = check('flushIntervalMs', options.flushIntervalMs, 100, true);
     this.storeTimeoutMs = check('storeTimeoutMs', options.storeTimeoutMs, 100, true);
-    this.onStoreEvent =
-      options.onStoreEvent ??
-      ((event) => {
-        if (event.type === 'store-down') {
-          console.warn(
-            `axios-resilience: retry budget store unreachable, using the local budget: ${String(event.error)}`,
-          );
-        } else {
-          console.warn('axios-resilience: retry budget store reachable again, budget is shared');
-        }
-      });
+    this.health = new StoreHealth(
+      this.storeTimeoutMs,
+      options.onStoreEvent ?? warnOnce('retry budget store', 'using the local budget'),
+      this.now,
+    );
     this.slotMs = windowMs / SLOTS;
     this.reserve = (minPerSecond * windowMs) / 1000;
   }
@@ -195,10 +190,9 @@ export class RetryBudget {
     this.pendingDeposits = 0;
     if (count === 0 || this.store === undefined || !this.storeUsable()) return;
     try {
-      await this.withTimeout(this.store.deposit(count, this.options));
-      this.storeAnswered();
-    } catch (error) {
-      this.storeFailed(error);
+      await this.health.ask(this.store.deposit(count, this.options));
+    } catch {
+      // Noted by the health check; the batch is dropped (see above).
     }
   }
 
@@ -217,10 +211,8 @@ export class RetryBudget {
   private async withdrawShared(store: BudgetStore): Promise<boolean> {
     let granted: boolean;
     try {
-      granted = await this.withTimeout(store.withdraw(this.options));
-      this.storeAnswered();
-    } catch (error) {
-      this.storeFailed(error);
+      granted = await this.health.ask(store.withdraw(this.options));
+    } catch {
       return this.withdrawLocally();
     }
     // Mirror the shared answer locally, so a fallback later starts from what this process spent.
@@ -236,34 +228,7 @@ export class RetryBudget {
   }
 
   private storeUsable(): boolean {
-    if (this.storeRetryAt !== undefined && this.now() < this.storeRetryAt) return false;
-    if (this.store?.ready?.() === false) {
-      this.storeFailed(new Error('the store is not connected'));
-      return false;
-    }
-    return true;
-  }
-
-  private storeAnswered(): void {
-    if (this.storeRetryAt !== undefined) {
-      this.storeRetryAt = undefined;
-      this.onStoreEvent({ type: 'store-up' });
-    }
-  }
-
-  private storeFailed(error: unknown): void {
-    if (this.storeRetryAt === undefined) this.onStoreEvent({ type: 'store-down', error });
-    // Ask again in a second; until then every decision is local and immediate.
-    this.storeRetryAt = this.now() + 1000;
-  }
-
-  private withTimeout<T>(promise: Promise<T>): Promise<T> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${this.storeTimeoutMs} ms`)), this.storeTimeoutMs);
-      timer.unref?.();
-    });
-    return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+    return this.health.usable(this.store?.ready?.() !== false);
   }
 
   /** A snapshot of the budget. */
@@ -275,10 +240,7 @@ export class RetryBudget {
       retries: this.withdrawalTotal,
       granted: this.grantedTotal,
       refused: this.refusedTotal,
-      mode:
-        this.store !== undefined && this.storeRetryAt === undefined && this.store.ready?.() !== false
-          ? 'shared'
-          : 'local',
+      mode: this.store !== undefined && !this.health.down && this.store.ready?.() !== false ? 'shared' : 'local',
     };
   }
 

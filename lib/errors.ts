@@ -10,7 +10,7 @@ export class CircuitOpenError extends AxiosError {
   readonly origin: string;
 
   constructor(origin: string, config: InternalAxiosRequestConfig, cause?: unknown) {
-    super(`axios-resilience: circuit open for ${origin}; the request was not sent`, 'ERR_CIRCUIT_OPEN', config);
+    super(`axios-resilience: circuit open for ${origin}; the request was not sent`, CircuitOpenError.code, config);
     this.name = 'CircuitOpenError';
     this.origin = origin;
     if (cause !== undefined) {

@@ -8,6 +8,7 @@ export { retryPlugin } from './plugin';
 export type { RetryPlugin } from './plugin';
 export { RetryBudget } from './budget';
 export type { BudgetSettings, BudgetStore, RetryBudgetOptions, RetryBudgetState } from './budget';
+export type { StoreEvent } from './store-health';
 export { CircuitOpenError } from './errors';
 export { parseRetryAfter, parseHttpDate } from './retry-after';
 export { computeBackoff, fullJitter, equalJitter, decorrelatedJitter, noJitter } from './backoff';

@@ -128,29 +128,25 @@ function keyOptions(
   base: ResolvedOptions['idempotencyKey'] | undefined,
 ): ResolvedOptions['idempotencyKey'] {
   if (value === false) return false;
+  // A request that turned keys on again over a plugin with `idempotencyKey: false` starts from the defaults.
   const fallback = base || DEFAULTS.idempotencyKey;
   if (value === undefined) return base === undefined ? fallback : base;
   if (!isPlainObject(value)) fail(where, 'idempotencyKey', 'must be false or an object');
   checkKnown(`${where}idempotencyKey.`, value, KEY_FIELDS);
-  const header = own(value, 'header') ?? (fallback ? fallback.header : 'Idempotency-Key');
+  const header = own(value, 'header') ?? fallback.header;
   if (typeof header !== 'string' || !HEADER_NAME.test(header)) {
     fail(where, 'idempotencyKey.header', 'must be a valid header name');
   }
   const methodsValue = own(value, 'methods');
-  let methods = fallback ? fallback.methods : new Set(['POST', 'PATCH']);
+  let methods = fallback.methods;
   if (methodsValue !== undefined) {
     if (!Array.isArray(methodsValue) || methodsValue.some((m) => typeof m !== 'string')) {
       fail(where, 'idempotencyKey.methods', 'must be an array of method names');
     }
     methods = new Set((methodsValue as string[]).map((m) => m.toUpperCase()));
   }
-  const generate = fn(
-    where,
-    'idempotencyKey.generate',
-    own(value, 'generate'),
-    fallback ? fallback.generate : undefined,
-  );
-  return { header, methods, generate: generate ?? DEFAULTS.idempotencyKey.generate };
+  const generate = fn(where, 'idempotencyKey.generate', own(value, 'generate'), fallback.generate);
+  return { header, methods, generate };
 }
 
 const DEFAULTS = {

@@ -3,34 +3,23 @@
 const ABSOLUTE = /^([a-z][a-z0-9+.-]*):\/\/(?:[^@/?#]*@)?(\[[^\]]*\]|[^:/?#]*)(?::(\d*))?/i;
 const DEFAULT_PORTS: Record<string, string> = { http: '80', https: '443', ws: '80', wss: '443' };
 
-// The raw text the last match covered (`scheme://[userinfo@]host[:port]`) and the origin made from
-// it. Most clients call one origin over and over: a URL that starts with that text, followed by
-// the end, `/`, `?` or `#`, would match the regex on exactly that text again, so the regex, the
-// lower-casing and the new string are skipped, and budgets and breakers are looked up with the
-// same string object as last time (a pointer compare in BoundedMap).
+// Most clients call one origin over and over, usually as the same baseURL: the last string parsed and
+// its origin are kept, so a repeat costs a string compare, and budgets and breakers are looked up
+// with the very string object used last time.
 let lastText = '';
 let lastOrigin = '';
 
 function absoluteOrigin(text: string): string | undefined {
-  if (lastText !== '' && text.startsWith(lastText)) {
-    const next = text.charCodeAt(lastText.length);
-    // NaN: the text ends there. 47 '/', 63 '?', 35 '#'.
-    if (next !== next || next === 47 || next === 63 || next === 35) return lastOrigin;
-  }
-  // A scheme starts with a letter; a path-relative URL ('/v1/x', the common case) cannot match.
+  if (text === lastText) return lastOrigin;
+  // A path ('/v1/x', the common url next to a baseURL) cannot be absolute.
   if (text.charCodeAt(0) === 47) return undefined;
   const match = ABSOLUTE.exec(text);
   if (match === null) return undefined;
   const scheme = match[1]!.toLowerCase();
-  const host = match[2]!.toLowerCase();
   const port = match[3] || DEFAULT_PORTS[scheme] || '';
-  const origin = `${scheme}://${host}:${port}`;
-  // Not for an unclosed '[': in a longer URL the regex could match a bracketed host instead.
-  if (host.charCodeAt(0) !== 91 || host.endsWith(']')) {
-    lastText = match[0];
-    lastOrigin = origin;
-  }
-  return origin;
+  lastText = text;
+  lastOrigin = `${scheme}://${match[2]!.toLowerCase()}:${port}`;
+  return lastOrigin;
 }
 
 /**

@@ -47,22 +47,6 @@ function callOf(config: InternalAxiosRequestConfig | undefined): Call | undefine
   return typeof adapter === 'function' && CALL in adapter ? (adapter as CallAdapter)[CALL] : undefined;
 }
 
-// axios lower-cases the method before the interceptors run; a lookup saves a new string per call.
-const UPPER: Record<string, string> = {
-  get: 'GET',
-  post: 'POST',
-  put: 'PUT',
-  patch: 'PATCH',
-  delete: 'DELETE',
-  head: 'HEAD',
-  options: 'OPTIONS',
-};
-
-function upperMethod(method: string | undefined): string {
-  if (method === undefined) return 'GET';
-  return (Object.hasOwn(UPPER, method) ? UPPER[method] : undefined) ?? method.toUpperCase();
-}
-
 /**
  * Makes a retry plugin. Options are validated here (a `TypeError` names a wrong one); the
  * per-request `config.retry` field is validated at the call.
@@ -97,7 +81,7 @@ export function retryPlugin(options?: RetryPluginOptions): RetryPlugin {
     const adapter = callOf(config)?.adapter ?? config.adapter;
     if (!(config.headers instanceof AxiosHeaders)) config.headers = AxiosHeaders.from(config.headers);
 
-    const method = upperMethod(config.method);
+    const method = (config.method ?? 'get').toUpperCase();
     const state: RetryState = { attempts: 0, delaysMs: [] };
     const key = attachKey(config.headers, method, callOptions);
     if (key !== undefined) state.idempotencyKey = key;
@@ -109,8 +93,7 @@ export function retryPlugin(options?: RetryPluginOptions): RetryPlugin {
       method,
       origin: originOf(config.url, config.baseURL),
       adapter,
-      // Only the deadline needs the start time; the clock is not read for calls without one.
-      startedAt: callOptions.deadlineMs === undefined ? 0 : resolved.now(),
+      startedAt: resolved.now(),
     };
     const callAdapter = ((attemptConfig: InternalAxiosRequestConfig) =>
       runCall(attemptConfig, call, shared)) as CallAdapter;

@@ -23,6 +23,7 @@ const CALL_FIELDS = [
   'onRetry',
   'onGiveUp',
   'random',
+  'attemptHeader',
 ] as const;
 const PLUGIN_FIELDS = [...CALL_FIELDS, 'budget', 'breaker', 'onCircuitStateChange', 'now'] as const;
 const HOSTILE_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty'];
@@ -73,6 +74,7 @@ const valueFor: Record<string, fc.Arbitrary<unknown>> = {
     fc.anything(),
   ),
   random: either(fc.constant(Math.random), fc.anything()),
+  attemptHeader: either(fc.constantFrom(true, false, 'X-Attempt'), fc.oneof(fc.constant('Bad Header'), fc.anything())),
   budget: either(
     fc.oneof(
       fc.constant(false),

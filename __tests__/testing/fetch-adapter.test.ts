@@ -1,28 +1,12 @@
 /** The helpers with axios's fetch adapter (what browsers and edge runtimes use), in Node's fetch. */
-import axios from 'axios';
-import { retryPlugin } from '../../lib';
-import type { RetryPlugin } from '../../lib';
-import { createIdempotentResource, startFaultServer } from '../../lib/testing';
-import type { FaultServer } from '../../lib/testing';
+import { createIdempotentResource } from '../../lib/testing';
+import { useFaultServer } from './fixture';
 
-let server: FaultServer | undefined;
-let plugin: RetryPlugin | undefined;
-afterEach(async () => {
-  await plugin?.close();
-  await server?.close();
-  plugin = undefined;
-  server = undefined;
-});
-
-function fetchClient() {
-  plugin = retryPlugin({ baseDelayMs: 2, random: () => 0.5 });
-  const http = axios.create({ adapter: 'fetch' });
-  plugin.install(http);
-  return http;
-}
+const fx = useFaultServer();
+const fetchClient = () => fx.client({ random: () => 0.5 }, { adapter: 'fetch' });
 
 test('503, 503, 200 through the fetch adapter: three requests, one success', async () => {
-  server = await startFaultServer({ routes: { 'GET /v1/items': ['503', '503', { body: { items: [1] } }] } });
+  const server = await fx.start({ routes: { 'GET /v1/items': ['503', '503', { body: { items: [1] } }] } });
   const response = await fetchClient().get(`${server.url}/v1/items`);
   expect(response.status).toBe(200);
   expect(response.data).toEqual({ items: [1] });
@@ -31,7 +15,7 @@ test('503, 503, 200 through the fetch adapter: three requests, one success', asy
 
 test('a POST through the fetch adapter carries the same key on every attempt and creates one resource', async () => {
   const payments = createIdempotentResource();
-  server = await startFaultServer({
+  const server = await fx.start({
     routes: { 'POST /v1/payments': { steps: ['503', { status: 504, commit: true }, '201'], resource: payments } },
   });
   const response = await fetchClient().post(`${server.url}/v1/payments`, { amount: 1 });
@@ -44,13 +28,11 @@ test('a POST through the fetch adapter carries the same key on every attempt and
 
 test('a dropped connection under the fetch adapter is retried like one under the http adapter', async () => {
   const payments = createIdempotentResource();
-  server = await startFaultServer({
+  const server = await fx.start({
     routes: { 'POST /v1/payments': { steps: [{ reset: 'after-commit' }, '201'], resource: payments } },
   });
   const reasons: string[] = [];
-  plugin = retryPlugin({ baseDelayMs: 2, onRetry: ({ reason }) => void reasons.push(reason) });
-  const http = axios.create({ adapter: 'fetch' });
-  plugin.install(http);
+  const http = fx.client({ onRetry: ({ reason }) => void reasons.push(reason) }, { adapter: 'fetch' });
   const response = await http.post(`${server.url}/v1/payments`, { amount: 1 });
   expect(response.status).toBe(201);
   expect(payments.created).toBe(1);

@@ -1,29 +1,13 @@
 /** The short recipes at the end of docs/guides/testing.md, as tests. */
-import axios from 'axios';
 import type { AxiosError } from 'axios';
-import { retryPlugin } from '../../lib';
-import type { RetryPlugin, RetryPluginOptions } from '../../lib';
-import { startFaultServer } from '../../lib/testing';
-import type { FaultServer } from '../../lib/testing';
+import type { RetryPluginOptions } from '../../lib';
+import { useFaultServer } from './fixture';
 
-let server: FaultServer | undefined;
-let plugin: RetryPlugin | undefined;
-afterEach(async () => {
-  await plugin?.close();
-  await server?.close();
-  plugin = undefined;
-  server = undefined;
-});
-
-function client(options: RetryPluginOptions) {
-  plugin = retryPlugin({ baseDelayMs: 2, ...options });
-  const http = axios.create();
-  plugin.install(http);
-  return http;
-}
+const fx = useFaultServer();
+const client = (options: RetryPluginOptions) => fx.client(options);
 
 test('it gives up after N attempts', async () => {
-  server = await startFaultServer({ routes: { 'GET /down': ['503'] } });
+  const server = await fx.start({ routes: { 'GET /down': ['503'] } });
   const http = client({ retries: 2 });
   await expect(http.get(`${server.url}/down`)).rejects.toMatchObject({
     config: { retryState: { attempts: 3, stopReason: 'retries-exhausted' } },
@@ -32,7 +16,7 @@ test('it gives up after N attempts', async () => {
 });
 
 test('it honours Retry-After', async () => {
-  server = await startFaultServer({
+  const server = await fx.start({
     routes: { 'GET /limited': [{ status: 429, headers: { 'Retry-After': '1' } }, '200'] },
   });
   // A 1 s Retry-After is waited for real: keep it to this one test, or lower maxDelayMs.
@@ -42,7 +26,7 @@ test('it honours Retry-After', async () => {
 });
 
 test('a POST without a key is not retried', async () => {
-  server = await startFaultServer({ routes: { 'POST /v1/payments': [{ reset: 'after-commit' }, '201'] } });
+  const server = await fx.start({ routes: { 'POST /v1/payments': [{ reset: 'after-commit' }, '201'] } });
   const http = client({});
   const error = (await http
     .post(`${server.url}/v1/payments`, {}, { retry: { idempotencyKey: false } })
@@ -52,7 +36,7 @@ test('a POST without a key is not retried', async () => {
 });
 
 test('a hung server is cut off by the timeout and the retry succeeds', async () => {
-  server = await startFaultServer({ routes: { 'GET /slow': [{ delayMs: 15_000 }, '200'] } });
+  const server = await fx.start({ routes: { 'GET /slow': [{ delayMs: 15_000 }, '200'] } });
   const http = client({ random: () => 0 });
   const started = Date.now();
   const response = await http.get(`${server.url}/slow`, { timeout: 100 });

@@ -1,30 +1,15 @@
 import axios from 'axios';
 import type { AxiosError } from 'axios';
-import { retryPlugin } from '../../lib';
-import type { RetryPlugin } from '../../lib';
-import { createIdempotentResource, startFaultServer } from '../../lib/testing';
-import type { FaultServer } from '../../lib/testing';
+import { createIdempotentResource } from '../../lib/testing';
+import { useFaultServer } from './fixture';
 
-let server: FaultServer | undefined;
-let plugin: RetryPlugin | undefined;
-afterEach(async () => {
-  await plugin?.close();
-  await server?.close();
-  plugin = undefined;
-  server = undefined;
-});
-
-function retryingClient() {
-  plugin = retryPlugin({ baseDelayMs: 2, random: () => 0.5 });
-  const http = axios.create();
-  plugin.install(http);
-  return http;
-}
+const fx = useFaultServer();
+const retryingClient = () => fx.client({ random: () => 0.5 });
 
 describe('createIdempotentResource behind the fault server', () => {
   test('a reset after commit, retried with the same key, creates exactly one payment', async () => {
     const payments = createIdempotentResource();
-    server = await startFaultServer({
+    const server = await fx.start({
       routes: { 'POST /v1/payments': { steps: ['503', { reset: 'after-commit' }, '201'], resource: payments } },
     });
     const http = retryingClient();
@@ -42,7 +27,7 @@ describe('createIdempotentResource behind the fault server', () => {
 
   test('the same scenario without a key shows the double charge the key prevents', async () => {
     const payments = createIdempotentResource();
-    server = await startFaultServer({
+    const server = await fx.start({
       routes: { 'POST /v1/payments': { steps: [{ reset: 'after-commit' }, '201'], resource: payments } },
     });
     // A naive client that re-sends a POST after a dropped connection, with no key.
@@ -55,7 +40,7 @@ describe('createIdempotentResource behind the fault server', () => {
 
   test('the plugin does not retry a keyless POST after a reset, so nothing is created twice', async () => {
     const payments = createIdempotentResource();
-    server = await startFaultServer({
+    const server = await fx.start({
       routes: { 'POST /v1/payments': { steps: [{ reset: 'after-commit' }, '201'], resource: payments } },
     });
     const http = retryingClient();
@@ -70,7 +55,7 @@ describe('createIdempotentResource behind the fault server', () => {
 
   test('a fault before commit creates nothing; a 504 with commit: true does the work and still fails', async () => {
     const payments = createIdempotentResource();
-    server = await startFaultServer({
+    const server = await fx.start({
       routes: {
         'POST /v1/orders': {
           steps: [{ reset: 'before-commit' }, { status: 504, commit: true }, '200'],
@@ -93,7 +78,7 @@ describe('createIdempotentResource behind the fault server', () => {
 
   test('the same key with a different body is refused with 422 and creates nothing', async () => {
     const payments = createIdempotentResource({ keyHeader: 'X-Request-Key' });
-    server = await startFaultServer({ routes: { 'POST /v1/payments': { steps: ['201'], resource: payments } } });
+    const server = await fx.start({ routes: { 'POST /v1/payments': { steps: ['201'], resource: payments } } });
     const url = `${server.url}/v1/payments`;
     const headers = { 'X-Request-Key': 'k' };
     await axios.post(url, { amount: 1 }, { headers });

@@ -1,4 +1,6 @@
 import type { BreakerSync } from '../breaker';
+import { StoreHealth, warnOnce } from '../store-health';
+import type { StoreEvent } from '../store-health';
 import type { RedisClient, RedisSubscriber } from './client';
 
 export interface RedisBreakerSyncOptions {
@@ -16,7 +18,7 @@ export interface RedisBreakerSyncOptions {
    * Told once when Redis fails, and once when it answers again.
    * @default a console.warn line
    */
-  onStoreEvent?: (event: { type: 'store-down'; error: unknown } | { type: 'store-up' }) => void;
+  onStoreEvent?: (event: StoreEvent) => void;
 }
 
 interface Announcement {
@@ -35,44 +37,20 @@ interface Announcement {
 export function redisBreakerSync(client: RedisClient, options: RedisBreakerSyncOptions = {}): BreakerSync {
   const prefix = options.prefix ?? 'axios-resilience:';
   const channel = `${prefix}breaker`;
-  const timeoutMs = options.timeoutMs ?? 100;
-  const onStoreEvent =
-    options.onStoreEvent ??
-    ((event) =>
-      console.warn(
-        event.type === 'store-down'
-          ? `axios-resilience: breaker state store unreachable, breakers are per process: ${String(event.error)}`
-          : 'axios-resilience: breaker state store reachable again',
-      ));
+  const health = new StoreHealth(
+    options.timeoutMs ?? 100,
+    options.onStoreEvent ?? warnOnce('breaker state store', 'breakers are per process'),
+  );
   // Tells this process's own announcements apart when they come back on the channel.
   const self = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
-  let down = false;
   let subscriber: RedisSubscriber | undefined;
 
   const guarded = async <T>(command: () => Promise<T>, fallback: T): Promise<T> => {
-    if (client.status !== undefined && client.status !== 'ready') return fallback;
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    if (!health.usable(client.status === undefined || client.status === 'ready')) return fallback;
     try {
-      const result = await Promise.race([
-        command(),
-        new Promise<never>((_resolve, reject) => {
-          timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-          timer.unref?.();
-        }),
-      ]);
-      if (down) {
-        down = false;
-        onStoreEvent({ type: 'store-up' });
-      }
-      return result;
-    } catch (error) {
-      if (!down) {
-        down = true;
-        onStoreEvent({ type: 'store-down', error });
-      }
+      return await health.ask(command());
+    } catch {
       return fallback;
-    } finally {
-      clearTimeout(timer);
     }
   };
 

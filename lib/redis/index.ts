@@ -10,3 +10,4 @@ export type { RedisBreakerSyncOptions } from './breaker-sync';
 export type { RedisClient, RedisSubscriber } from './client';
 export type { BudgetStore, BudgetSettings } from '../budget';
 export type { BreakerSync } from '../breaker';
+export type { StoreEvent } from '../store-health';
