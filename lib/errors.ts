@@ -9,6 +9,13 @@ export class CircuitOpenError extends AxiosError {
   /** `scheme://host:port` whose breaker is open. */
   readonly origin: string;
 
+  /**
+   * The last real failure of this call, if it had one before the breaker refused it: an
+   * `AxiosError` from axios's own adapters, or whatever `Error` a custom adapter threw (with no
+   * `response`). Typed so that `error.cause?.response?.status` compiles.
+   */
+  declare cause?: AxiosError | (Error & { response?: undefined });
+
   constructor(origin: string, config: InternalAxiosRequestConfig, cause?: unknown) {
     super(`axios-resilience: circuit open for ${origin}; the request was not sent`, CircuitOpenError.code, config);
     this.name = 'CircuitOpenError';
