@@ -14,6 +14,7 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { reportFigures } from '../figures';
 import { CLIENT_TIMEOUT_MS, MIXED_FAULTS, lastErrors, tallyPayments } from './support/chaos-run';
 import type { ScenarioReport } from './support/chaos-run';
 import type { ChildInput } from './support/chaos-child';
@@ -69,7 +70,7 @@ function summarise(scenario: string, report: ScenarioReport) {
     wallMs: Math.round(report.wallMs),
     injected: Object.fromEntries(Object.entries(report.server.injected).filter(([, n]) => n > 0)),
   };
-  console.log(JSON.stringify(summary));
+  reportFigures('exactly-once', summary);
   return summary;
 }
 

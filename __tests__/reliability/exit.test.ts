@@ -5,6 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { reportFigures } from '../figures';
 import { startServer } from './support/test-server';
 
 test('the child exits within 1 s of returning from main, after retried, aborted and pending calls', async () => {
@@ -45,7 +46,7 @@ test('the child exits within 1 s of returning from main, after retried, aborted 
     });
     expect(returnedAt).toBeDefined();
     const lingerMs = exit.at - returnedAt!;
-    console.log(`child exited ${lingerMs.toFixed(0)} ms after main returned`);
+    reportFigures('exit', `child exited ${lingerMs.toFixed(0)} ms after main returned`);
     expect(lingerMs).toBeLessThan(1000);
     expect(hits.get('/flaky')).toBe(3);
     expect(hits.get('/long-wait')).toBe(2);

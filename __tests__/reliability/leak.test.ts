@@ -7,6 +7,7 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { reportFigures } from '../figures';
 
 const run = promisify(execFile);
 
@@ -23,7 +24,7 @@ test('100,000 calls: retained heap grows < 1 MB and no per-call state survives',
     sampled: number;
     alive: number;
   };
-  console.log(`leak check: ${JSON.stringify(result)}`);
+  reportFigures('leak check', result);
   expect(result.calls).toBe(100_000);
   expect(result.sampled).toBe(100);
   expect(result.alive).toBe(0);

@@ -5,12 +5,15 @@ import { retryPlugin } from '../../lib';
 import type { RetryPlugin } from '../../lib';
 import { connectionReset, createIdempotentResource, nockRoute } from '../../lib/testing';
 import { realTick } from '../helpers';
+import { releaseMockSocketParsers } from '../interop/support/mock-sockets';
 import { useNock } from '../nock-helpers';
 
 const ORIGIN = 'http://api.test';
 let plugin: RetryPlugin | undefined;
 
 useNock();
+// The reset steps reply through nock's error path; see mock-sockets.ts for what that leaves behind.
+releaseMockSocketParsers();
 afterEach(async () => {
   await plugin?.close();
   plugin = undefined;
