@@ -11,17 +11,24 @@ import type { IAxiosRetryConfig } from 'axios-retry';
 import * as rax from 'retry-axios';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
-import * as sources from '../lib';
 import type { RetryPluginOptions } from '../lib';
+
+export type PluginModule = typeof import('../lib');
+
+/**
+ * Loads a copy of the plugin: the TypeScript sources when `path` is undefined (through tsx), or a
+ * build such as `dist/index.cjs`. lib/ is only loaded when asked for, so a build can be measured
+ * while the sources are half-way through a change.
+ */
+export function loadPlugin(path: string | undefined): PluginModule {
+  return createRequire(__filename)(path === undefined ? '../lib' : resolve(path)) as PluginModule;
+}
 
 /**
  * The plugin under test: lib/ through tsx by default, or a build when BENCH_PLUGIN names one
  * (`BENCH_PLUGIN=dist/index.cjs npm run bench:overhead` measures what `npm install` ships).
  */
-const load = createRequire(__filename);
-export const plugin: typeof sources = process.env.BENCH_PLUGIN
-  ? (load(resolve(process.env.BENCH_PLUGIN)) as typeof sources)
-  : sources;
+export const plugin: PluginModule = loadPlugin(process.env.BENCH_PLUGIN);
 export const pluginSource = process.env.BENCH_PLUGIN ?? 'lib/ (TypeScript sources through tsx)';
 
 export interface ServerStats {
@@ -174,4 +181,49 @@ export function fixed(value: number, digits: number): string {
 
 export function machine(): string {
   return `${new Date().toISOString()} · node ${process.version} · ${cpus().length} CPUs · ${cpus()[0]?.model ?? 'unknown CPU'}`;
+}
+
+/** Shuffles `items` in place (Fisher–Yates) with a seeded source in [0, 1), so a run can be replayed. */
+export function shuffle<T>(items: T[], random: () => number): T[] {
+  for (let i = items.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [items[i], items[j]] = [items[j]!, items[i]!];
+  }
+  return items;
+}
+
+export interface MedianInterval {
+  median: number;
+  low: number;
+  high: number;
+  /** The interval's actual coverage; below the level asked for only when there are too few values. */
+  coverage: number;
+}
+
+/**
+ * The median and a distribution-free confidence interval for it from order statistics: with n
+ * values sorted, [x(k), x(n+1−k)] holds the true median with probability P(k ≤ B ≤ n−k), B ~
+ * Binomial(n, ½). k is the largest rank whose coverage is still ≥ `level` (so the interval is exact
+ * or conservative, never a bootstrap estimate). It assumes only that the values are independent
+ * and identically distributed, which shuffling the order within each round is there to make true.
+ */
+export function medianInterval(values: readonly number[], level = 0.9): MedianInterval {
+  const n = values.length;
+  if (n === 0) return { median: NaN, low: NaN, high: NaN, coverage: 0 };
+  const sorted = [...values].sort((a, b) => a - b);
+  // pmf[i] = C(n, i) / 2^n, computed in log space so large n does not underflow.
+  const pmf: number[] = [];
+  let logChoose = 0;
+  for (let i = 0; i <= n; i++) {
+    if (i > 0) logChoose += Math.log(n - i + 1) - Math.log(i);
+    pmf.push(Math.exp(logChoose - n * Math.LN2));
+  }
+  const coverageAt = (k: number): number => {
+    let sum = 0;
+    for (let i = k; i <= n - k; i++) sum += pmf[i]!;
+    return sum;
+  };
+  let k = 1;
+  while (k + 1 <= n + 1 - (k + 1) && coverageAt(k + 1) >= level) k++;
+  return { median: median(sorted), low: sorted[k - 1]!, high: sorted[n - k]!, coverage: coverageAt(k) };
 }

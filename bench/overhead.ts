@@ -1,157 +1,601 @@
 /**
- * Success-path overhead: what each retry library costs when nothing fails.
+ * The success-path harness: what each retry library costs when nothing fails, measured fairly.
  *
- * Four contenders (bare axios, axios-resilience with defaults, axios-retry defaults, retry-axios
- * defaults) run in interleaved rounds A B C D A B C D …, so a burst of load from another process
- * on this shared machine hits every contender alike. Reported: medians over rounds, and the
- * median of the per-round ratio to bare axios.
+ * Contenders: bare axios; a second, identical bare axios (the A/A control: its interval is the
+ * run's noise); axios-resilience with defaults (budget, breaker and keys on); axios-retry and
+ * retry-axios with defaults; and, for POST, bare axios with one more header (a fixed
+ * `Idempotency-Key`), so the plugin's key can be judged against what axios spends on any header.
+ * Each contender has its own axios instance.
  *
- *   npm run bench:overhead
- *   npx tsx bench/overhead.ts --rounds 5 --requests 1000 --stub-calls 10000
+ * Three phases, each on its own:
+ * - sockets: GET and POST over one keep-alive agent to the node:http server of bench/server.ts,
+ *   which runs in a child process so it does not share the client's event loop. A cell is
+ *   `--requests` calls at `--concurrency` in flight; result: the ratio of bare's time to the
+ *   contender's in the same round (1.0 = as fast as bare; 0.97 = 3 % less throughput).
+ * - stub: the same calls through an adapter that resolves at once (no sockets), `--stub-calls`
+ *   sequential calls per cell; result: µs per call over bare in the same round (CPU per call).
+ * - heap: heap retained after `--heap-calls` stub calls, one child process per contender and method.
+ *
+ * Every round runs one cell per contender and method, in an order shuffled afresh each round with
+ * a seeded random (`--seed`), after `--warmup` unrecorded rounds. Reported: the median over rounds
+ * of each per-round figure, with a 90 % confidence interval for that median from order statistics
+ * (distribution-free; see medianInterval in common.ts). `--out file.json|file.csv` writes every cell.
+ *
+ *   npm run bench:overhead                                   # lib/ through tsx, 100 rounds
+ *   npm run build && BENCH_PLUGIN=dist/index.cjs npm run bench:overhead   # the build (what users run)
+ *   npm run bench:overhead -- --rounds 5 --heap-calls 0      # a quick look
+ *   BENCH_ROUNDS=5 npm run bench                            # every bench, quickly
+ *   npm run bench:overhead -- --variants --other before.cjs --out .bench-tmp/run.json
+ *   node --cpu-prof --cpu-prof-dir=.bench-tmp/prof --import tsx bench/overhead.ts \
+ *     --phases stub --contenders axios-resilience --rounds 200      # a CPU profile target
  */
 import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { parseArgs } from 'node:util';
+import axios, { getAdapter } from 'axios';
+import type { AxiosAdapter, AxiosInstance, InternalAxiosRequestConfig } from 'axios';
+import CircuitBreaker from 'opossum';
+import { seededRandom } from '../lib/testing/random';
+import type { RetryPluginOptions } from '../lib';
 import {
-  CONTENDERS,
   drive,
   fixed,
   keepAliveAgent,
+  loadPlugin,
   machine,
   makeContender,
-  pluginSource,
   median,
+  medianInterval,
+  plugin,
+  pluginSource,
+  shuffle,
   startServer,
   stubAdapter,
   table,
 } from './common';
-import type { Contender, ContenderName } from './common';
+import type { ContenderSetup, MedianInterval, PluginModule } from './common';
 
 const { values: args } = parseArgs({
   options: {
-    rounds: { type: 'string', default: '15' },
-    requests: { type: 'string', default: '1000' },
+    rounds: { type: 'string', default: process.env.BENCH_ROUNDS ?? '100' },
+    warmup: { type: 'string', default: '2' },
+    requests: { type: 'string', default: '500' },
     concurrency: { type: 'string', default: '32' },
-    'stub-calls': { type: 'string', default: '10000' },
-    'heap-calls': { type: 'string', default: '100000' },
+    'stub-calls': { type: 'string', default: '2000' },
+    'heap-calls': { type: 'string', default: process.env.BENCH_HEAP_CALLS ?? '100000' },
+    'heap-runs': { type: 'string', default: '1' },
+    seed: { type: 'string', default: '1' },
+    phases: { type: 'string', default: 'sockets,stub,heap' },
+    methods: { type: 'string', default: 'get,post' },
+    contenders: { type: 'string' },
+    variants: { type: 'boolean', default: false },
+    other: { type: 'string' },
+    clock: { type: 'string', default: 'wall' },
+    'no-gc': { type: 'boolean', default: false },
+    out: { type: 'string' },
+    'heap-child': { type: 'string' },
   },
 });
+
+type Method = 'get' | 'post';
+type Phase = 'sockets' | 'stub' | 'heap';
+
 const ROUNDS = Number(args.rounds);
+const WARMUP = Number(args.warmup);
 const REQUESTS = Number(args.requests);
 const CONCURRENCY = Number(args.concurrency);
 const STUB_CALLS = Number(args['stub-calls']);
 const HEAP_CALLS = Number(args['heap-calls']);
+const HEAP_RUNS = Number(args['heap-runs']);
+const SEED = Number(args.seed);
+const PHASES = args.phases.split(',') as Phase[];
+const METHODS = args.methods.split(',') as Method[];
+/** `wall`: elapsed time (the default, what the goals are stated in); `cpu`: this process's CPU time. */
+const CLOCK = args.clock === 'cpu' ? 'cpu' : 'wall';
+const timeOf = (c: Cell): number => (CLOCK === 'cpu' ? c.cpuSeconds : c.seconds);
 
+/** The key bare axios sends in the "one more header" row: the length of a uuid, fixed. */
+const FIXED_KEY = '3b241101-e2bb-4255-8caf-4136c566a962';
 const payload = { amount: 4200, currency: 'EUR', note: 'benchmark' };
+const send: Record<Method, (http: AxiosInstance) => Promise<unknown>> = {
+  get: (http) => http.get('/items/1'),
+  post: (http) => http.post('/payments', payload),
+};
 
-type Call = (c: Contender) => Promise<unknown>;
-const get: Call = (c) => c.http.get('/items/1');
-const post: Call = (c) => c.http.post('/payments', payload);
+interface Client {
+  http: AxiosInstance;
+  close(): Promise<void>;
+}
 
-/** One warm-up round, then `ROUNDS` interleaved rounds; seconds per round per contender. */
-async function interleave(contenders: Contender[], n: number, concurrency: number, call: Call): Promise<number[][]> {
-  const seconds = contenders.map(() => [] as number[]);
-  for (let round = -1; round < ROUNDS; round++) {
-    for (const [i, c] of contenders.entries()) {
-      const s = await drive(n, concurrency, () => call(c));
-      if (round >= 0) seconds[i]!.push(s);
+interface Entry {
+  /** Short name for `--contenders`, the raw output and the heap child. */
+  key: string;
+  label: string;
+  methods: readonly Method[];
+  make(setup: ContenderSetup): Client;
+}
+
+const both: readonly Method[] = ['get', 'post'];
+
+function withPlugin(lib: PluginModule, options: RetryPluginOptions, perRequest?: false) {
+  return (setup: ContenderSetup): Client => {
+    const http = makeContender('bare axios', setup).http;
+    const instance = lib.retryPlugin(options);
+    const eject = instance.install(http);
+    if (perRequest === false) http.defaults.retry = false;
+    return {
+      http,
+      close: async () => {
+        eject();
+        await instance.close();
+      },
+    };
+  };
+}
+
+/** A bare opossum breaker (the plugin's settings) around the adapter, without the plugin. */
+function opossumAroundAdapter(setup: ContenderSetup): Client {
+  const http = makeContender('bare axios', setup).http;
+  const breaker = new CircuitBreaker((adapter: AxiosAdapter, config: InternalAxiosRequestConfig) => adapter(config), {
+    timeout: false,
+    rollingPercentilesEnabled: false,
+    enableSnapshots: false,
+  });
+  http.interceptors.request.use(
+    (config) => {
+      const base = getAdapter(config.adapter ?? axios.defaults.adapter, config);
+      config.adapter = (attempt) => breaker.fire(base, attempt) as ReturnType<AxiosAdapter>;
+      return config;
+    },
+    undefined,
+    { synchronous: true },
+  );
+  return {
+    http,
+    close: () => {
+      breaker.shutdown();
+      return Promise.resolve();
+    },
+  };
+}
+
+function entries(): Entry[] {
+  const list: Entry[] = [
+    { key: 'bare', label: 'bare axios', methods: both, make: (s) => makeContender('bare axios', s) },
+    { key: 'bare-aa', label: 'bare axios (A/A copy)', methods: both, make: (s) => makeContender('bare axios', s) },
+    {
+      key: 'bare-header',
+      label: 'bare axios + 1 header',
+      methods: ['post'],
+      make: (s) => {
+        const c = makeContender('bare axios', s);
+        c.http.defaults.headers.post['Idempotency-Key'] = FIXED_KEY;
+        return c;
+      },
+    },
+    { key: 'axios-resilience', label: 'axios-resilience', methods: both, make: withPlugin(plugin, {}) },
+    { key: 'axios-retry', label: 'axios-retry', methods: both, make: (s) => makeContender('axios-retry', s) },
+    { key: 'retry-axios', label: 'retry-axios', methods: both, make: (s) => makeContender('retry-axios', s) },
+  ];
+  const variants: Array<[string, string, RetryPluginOptions, false?]> = [
+    ['no-breaker', 'breaker: false', { breaker: false }],
+    ['no-budget', 'budget: false', { budget: false }],
+    ['no-budget-breaker', 'budget: false, breaker: false', { budget: false, breaker: false }],
+    ['floor', 'installed, retry: false per request', {}, false],
+  ];
+  if (args.variants) {
+    for (const [key, label, options, perRequest] of variants) {
+      list.push({
+        key,
+        label: `axios-resilience, ${label}`,
+        methods: both,
+        make: withPlugin(plugin, options, perRequest),
+      });
+    }
+    list.push({
+      key: 'opossum',
+      label: 'opossum around adapter (no plugin)',
+      methods: both,
+      make: opossumAroundAdapter,
+    });
+  }
+  if (args.other !== undefined) {
+    const other = loadPlugin(args.other);
+    list.push({ key: 'other', label: 'other build', methods: both, make: withPlugin(other, {}) });
+    if (args.variants) {
+      for (const [key, label, options, perRequest] of variants) {
+        list.push({
+          key: `other-${key}`,
+          label: `other build, ${label}`,
+          methods: both,
+          make: withPlugin(other, options, perRequest),
+        });
+      }
     }
   }
-  return seconds;
+  const only = args.contenders?.split(',');
+  return list.filter((e) => e.key === 'bare' || only === undefined || only.includes(e.key));
 }
 
-function throughputRows(contenders: Contender[], seconds: number[][], n: number): string[][] {
-  const bare = seconds[0]!;
-  return contenders.map((c, i) => {
-    const mine = seconds[i]!;
-    const ratios = mine.map((s, r) => bare[r]! / s);
-    return [
-      c.name,
-      fixed(median(mine.map((s) => n / s)), 0),
-      fixed(median(ratios), 3),
-      `${fixed((median(ratios) - 1) * 100, 1)} %`,
-    ];
+/** One timed cell: seconds, in this round, for one contender and one method. */
+interface Cell {
+  phase: 'sockets' | 'stub';
+  method: Method;
+  round: number;
+  position: number;
+  contender: string;
+  calls: number;
+  /** Wall-clock time of the cell. */
+  seconds: number;
+  /** CPU time of this process (user + system, all its threads) during the cell. */
+  cpuSeconds: number;
+}
+
+/** A full collection between cells, so no cell pays for the garbage of the one before it. */
+function collector(): () => void {
+  if (args['no-gc']) return () => undefined;
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  return gc;
+}
+
+async function runPhase(
+  phase: 'sockets' | 'stub',
+  list: Entry[],
+  setup: ContenderSetup,
+  calls: number,
+  concurrency: number,
+  random: () => number,
+): Promise<Cell[]> {
+  const clients = list.map((e) => e.make(setup));
+  const cells: Array<{ i: number; method: Method }> = [];
+  for (const method of METHODS) {
+    for (const [i, e] of list.entries()) if (e.methods.includes(method)) cells.push({ i, method });
+  }
+  const gc = collector();
+  const out: Cell[] = [];
+  try {
+    for (let round = -WARMUP; round < ROUNDS; round++) {
+      for (const [position, { i, method }] of shuffle(cells, random).entries()) {
+        gc();
+        const http = clients[i]!.http;
+        const cpu = process.cpuUsage();
+        const seconds = await drive(calls, concurrency, () => send[method](http));
+        const used = process.cpuUsage(cpu);
+        const cpuSeconds = (used.user + used.system) / 1e6;
+        if (round >= 0)
+          out.push({ phase, method, round, position, contender: list[i]!.key, calls, seconds, cpuSeconds });
+      }
+    }
+  } finally {
+    for (const c of clients) await c.close();
+  }
+  return out;
+}
+
+/** Per round: `f(contender's seconds, reference's seconds)`, for the rounds both ran in. */
+function perRound(
+  cells: Cell[],
+  method: Method,
+  key: string,
+  reference: string,
+  f: (mine: number, ref: number) => number,
+): number[] {
+  const mine = new Map<number, number>();
+  const ref = new Map<number, number>();
+  for (const c of cells) {
+    if (c.method !== method) continue;
+    if (c.contender === key) mine.set(c.round, timeOf(c));
+    if (c.contender === reference) ref.set(c.round, timeOf(c));
+  }
+  const values: number[] = [];
+  for (const [round, s] of mine) {
+    const r = ref.get(round);
+    if (r !== undefined) values.push(f(s, r));
+  }
+  return values;
+}
+
+const throughputRatio = (mine: number, ref: number): number => ref / mine;
+const microsOver =
+  (calls: number) =>
+  (mine: number, ref: number): number =>
+    ((mine - ref) / calls) * 1e6;
+
+function formatInterval(m: MedianInterval, digits: number): string {
+  if (m.low === m.high && m.low === m.median) return `${fixed(m.median, digits)} (reference)`;
+  return `${fixed(m.median, digits)} [${fixed(m.low, digits)}, ${fixed(m.high, digits)}]`;
+}
+
+function has(e: Entry, method: Method): boolean {
+  return METHODS.includes(method) && e.methods.includes(method);
+}
+
+function socketTable(list: Entry[], cells: Cell[]): string {
+  const rows = list.map((e) => {
+    const row = [e.label];
+    for (const method of METHODS) {
+      if (!has(e, method)) {
+        row.push('–', '–');
+        continue;
+      }
+      const secs = cells.filter((c) => c.method === method && c.contender === e.key).map(timeOf);
+      row.push(fixed(median(secs.map((s) => REQUESTS / s)), 0));
+      row.push(formatInterval(medianInterval(perRound(cells, method, e.key, 'bare', throughputRatio)), 3));
+    }
+    return row;
   });
+  const headers = ['contender'];
+  for (const method of METHODS)
+    headers.push(
+      `${method.toUpperCase()} ${CLOCK === 'cpu' ? 'req/CPU-s' : 'req/s'}`,
+      `${method.toUpperCase()} ratio to bare [90 % CI]`,
+    );
+  return table(headers, rows);
 }
 
-function stubRows(contenders: Contender[], seconds: number[][], n: number): string[][] {
-  const bare = seconds[0]!;
-  return contenders.map((c, i) => {
-    const mine = seconds[i]!;
-    const perCall = mine.map((s) => (s / n) * 1e6);
-    const extra = mine.map((s, r) => ((s - bare[r]!) / n) * 1e6);
-    return [c.name, fixed(median(perCall), 2), fixed(median(extra), 2)];
+function stubTable(list: Entry[], cells: Cell[]): string {
+  const over = microsOver(STUB_CALLS);
+  const header = list.some((e) => e.key === 'bare-header') && METHODS.includes('post');
+  const rows = list.map((e) => {
+    const row = [e.label];
+    for (const method of METHODS) {
+      if (!has(e, method)) {
+        row.push('–', '–');
+      } else {
+        const secs = cells.filter((c) => c.method === method && c.contender === e.key).map(timeOf);
+        row.push(fixed(median(secs.map((s) => (s / STUB_CALLS) * 1e6)), 2));
+        row.push(formatInterval(medianInterval(perRound(cells, method, e.key, 'bare', over)), 2));
+      }
+      if (method === 'post' && header) {
+        row.push(
+          has(e, 'post') && e.key !== 'bare-header' && e.key !== 'bare' && e.key !== 'bare-aa'
+            ? formatInterval(medianInterval(perRound(cells, 'post', e.key, 'bare-header', over)), 2)
+            : '–',
+        );
+      }
+    }
+    return row;
   });
+  const headers = ['contender'];
+  for (const method of METHODS) {
+    headers.push(`${method.toUpperCase()} µs/call`, `${method.toUpperCase()} µs over bare [90 % CI]`);
+    if (method === 'post' && header) headers.push('POST µs over bare + 1 header [90 % CI]');
+  }
+  return table(headers, rows);
 }
 
-/** Heap growth over `n` stub calls, in a child process of its own (see heap.ts). */
-function retainedBytes(name: ContenderName, method: 'get' | 'post', n: number): number {
+interface HeapCell {
+  phase: 'heap';
+  method: Method;
+  run: number;
+  contender: string;
+  calls: number;
+  bytes: number;
+}
+
+/** Heap growth over `HEAP_CALLS` stub calls, measured in a child process (see heapChild). */
+function heapCell(key: string, method: Method): number {
+  const forward = args.other !== undefined ? ['--other', args.other] : [];
   const out = execFileSync(
     process.execPath,
-    ['--expose-gc', '--import', 'tsx', join(__dirname, 'heap.ts'), name, method, String(n)],
+    [
+      '--expose-gc',
+      '--import',
+      'tsx',
+      __filename,
+      '--heap-child',
+      `${key},${method},${HEAP_CALLS}`,
+      ...(args.variants ? ['--variants'] : []),
+      ...forward,
+    ],
     { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } },
   );
   return (JSON.parse(out.trim().split('\n').pop()!) as { bytes: number }).bytes;
 }
 
-async function main(): Promise<void> {
-  console.log(`# bench:overhead  (${machine()})`);
-  console.log(`axios-resilience loaded from ${pluginSource}`);
-  console.log(
-    `rounds ${ROUNDS} (+1 warm-up), ${REQUESTS} requests per round at concurrency ${CONCURRENCY}, ${STUB_CALLS} stub calls per round\n`,
-  );
-  const server = await startServer();
-  const agent = keepAliveAgent();
-  const sockets = CONTENDERS.map((name) => makeContender(name, { baseURL: server.url, agent }));
-  try {
-    const getSeconds = await interleave(sockets, REQUESTS, CONCURRENCY, get);
-    console.log(`## GET over keep-alive sockets (child-process node:http server)\n`);
-    console.log(
-      table(
-        ['contender', 'median req/s', 'median ratio to bare', 'vs bare'],
-        throughputRows(sockets, getSeconds, REQUESTS),
-      ),
-    );
+async function heapChild(spec: string): Promise<void> {
+  const [key, method, callsText] = spec.split(',') as [string, Method, string];
+  const calls = Number(callsText);
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (gc === undefined) throw new Error('run with --expose-gc');
+  const entry = entries().find((e) => e.key === key);
+  if (entry === undefined) throw new Error(`unknown contender ${key}`);
+  const c = entry.make({ baseURL: 'http://stub.local', adapter: stubAdapter });
+  const yieldOnce = (): Promise<void> => new Promise((done) => setImmediate(done));
+  // Stub calls never leave the microtask queue; yielding every 1000 calls lets timers run, as
+  // they would in a real program (opossum's rolling window rotates on one).
+  const run = async (n: number): Promise<void> => {
+    for (let i = 0; i < n; i++) {
+      await send[method](c.http);
+      if (i % 1000 === 999) await yieldOnce();
+    }
+  };
+  await run(5000);
+  gc();
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  await run(calls);
+  gc();
+  gc();
+  const after = process.memoryUsage().heapUsed;
+  await c.close();
+  process.stdout.write(JSON.stringify({ bytes: after - before }) + '\n');
+}
 
-    const postSeconds = await interleave(sockets, REQUESTS, CONCURRENCY, post);
-    console.log(`\n## POST with a JSON body over keep-alive sockets (axios-resilience adds an Idempotency-Key)\n`);
-    console.log(
-      table(
-        ['contender', 'median req/s', 'median ratio to bare', 'vs bare'],
-        throughputRows(sockets, postSeconds, REQUESTS),
+function heapTable(list: Entry[], cells: HeapCell[]): string {
+  const rows = list
+    .filter((e) => e.key !== 'bare-header')
+    .map((e) => [
+      e.label,
+      ...METHODS.map((method) =>
+        fixed(median(cells.filter((c) => c.contender === e.key && c.method === method).map((c) => c.bytes / 1000)), 1),
       ),
-    );
-  } finally {
-    for (const c of sockets) await c.close();
-    agent.destroy();
-    await server.close();
+    ]);
+  return table(['contender', ...METHODS.map((m) => `${m.toUpperCase()} kB retained`)], rows);
+}
+
+/** The issue's goals against this run: the median, its interval, and a verdict. */
+function goals(socketCells: Cell[], stubCells: Cell[], heapCells: HeapCell[]): string[] {
+  const lines: string[] = [];
+  const verdict = (m: MedianInterval, ok: (v: number) => boolean): string =>
+    ok(m.low) && ok(m.high)
+      ? 'met'
+      : !ok(m.low) && !ok(m.high)
+        ? 'missed'
+        : `${ok(m.median) ? 'met' : 'missed'} at the median, within noise`;
+  const aa = (cells: Cell[], method: Method, f: (a: number, b: number) => number, digits: number): string => {
+    const control = medianInterval(perRound(cells, method, 'bare-aa', 'bare', f));
+    return Number.isFinite(control.median) ? formatInterval(control, digits) : 'not run';
+  };
+  for (const method of METHODS) {
+    const M = method.toUpperCase();
+    if (socketCells.length > 0) {
+      const ours = medianInterval(perRound(socketCells, method, 'axios-resilience', 'bare', throughputRatio));
+      lines.push(
+        `sockets ${M} ≥ 0.97 of bare: ${formatInterval(ours, 3)} → ${verdict(ours, (v) => v >= 0.97)}  (A/A ${aa(socketCells, method, throughputRatio, 3)})`,
+      );
+      for (const peer of ['axios-retry', 'retry-axios']) {
+        const vs = medianInterval(perRound(socketCells, method, 'axios-resilience', peer, throughputRatio));
+        if (Number.isFinite(vs.median)) {
+          lines.push(
+            `sockets ${M} not below ${peer}: ours ÷ theirs ${formatInterval(vs, 3)} → ${verdict(vs, (v) => v >= 1)}`,
+          );
+        }
+      }
+    }
+    if (stubCells.length > 0) {
+      const over = microsOver(STUB_CALLS);
+      const reference = method === 'post' ? 'bare-header' : 'bare';
+      const ours = medianInterval(perRound(stubCells, method, 'axios-resilience', reference, over));
+      const what = method === 'post' ? 'over bare + 1 header' : 'over bare';
+      lines.push(
+        `stub ${M} ≤ +1.0 µs ${what}: ${formatInterval(ours, 2)} µs → ${verdict(ours, (v) => v <= 1)}  (A/A ${aa(stubCells, method, over, 2)} µs)`,
+      );
+      if (method === 'post') {
+        const header = medianInterval(perRound(stubCells, 'post', 'bare-header', 'bare', over));
+        lines.push(`stub POST, what one more header costs bare axios: ${formatInterval(header, 2)} µs`);
+      }
+    }
+    if (heapCells.length > 0) {
+      const ours = median(
+        heapCells.filter((c) => c.contender === 'axios-resilience' && c.method === method).map((c) => c.bytes),
+      );
+      lines.push(
+        `heap ${M} < 100 KB after ${HEAP_CALLS} calls: ${fixed(ours / 1000, 1)} kB → ${ours < 100_000 ? 'met' : 'missed'}`,
+      );
+    }
   }
+  return lines;
+}
 
-  const stubs = CONTENDERS.map((name) => makeContender(name, { baseURL: 'http://stub.local', adapter: stubAdapter }));
-  try {
-    const getSeconds = await interleave(stubs, STUB_CALLS, 1, get);
-    console.log(`\n## GET through a stub adapter (no sockets): CPU per call\n`);
-    console.log(table(['contender', 'median µs/call', 'median µs over bare'], stubRows(stubs, getSeconds, STUB_CALLS)));
-    const postSeconds = await interleave(stubs, STUB_CALLS, 1, post);
-    console.log(`\n## POST through a stub adapter\n`);
-    console.log(
-      table(['contender', 'median µs/call', 'median µs over bare'], stubRows(stubs, postSeconds, STUB_CALLS)),
+function writeRaw(path: string, meta: object, cells: Array<Cell | HeapCell>): void {
+  if (path.endsWith('.csv')) {
+    const lines = ['phase,method,round,position,contender,calls,seconds,cpu_seconds,bytes'];
+    for (const c of cells) {
+      lines.push(
+        c.phase === 'heap'
+          ? `heap,${c.method},${c.run},,${c.contender},${c.calls},,,${c.bytes}`
+          : `${c.phase},${c.method},${c.round},${c.position},${c.contender},${c.calls},${c.seconds},${c.cpuSeconds},`,
+      );
+    }
+    writeFileSync(path, lines.join('\n') + '\n');
+  } else {
+    writeFileSync(path, JSON.stringify({ meta, cells }, null, 1) + '\n');
+  }
+}
+
+async function main(): Promise<void> {
+  if (args['heap-child'] !== undefined) return heapChild(args['heap-child']);
+  const started = Date.now();
+  const list = entries();
+  const random = seededRandom(SEED);
+  const meta = {
+    started: new Date(started).toISOString(),
+    machine: machine(),
+    plugin: pluginSource,
+    other: args.other,
+    seed: SEED,
+    rounds: ROUNDS,
+    warmup: WARMUP,
+    requests: REQUESTS,
+    concurrency: CONCURRENCY,
+    stubCalls: STUB_CALLS,
+    heapCalls: HEAP_CALLS,
+    clock: CLOCK,
+    gcBetweenCells: !args['no-gc'],
+    loadAverageAtStart: loadavg(),
+    contenders: list.map((e) => ({ key: e.key, label: e.label })),
+  };
+  const load = (): string =>
+    loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ');
+  console.log(`# bench:overhead  (${meta.machine} · load average ${load()})`);
+  console.log(`axios-resilience from ${pluginSource}${args.other ? `; other build from ${args.other}` : ''}`);
+  console.log(
+    `${ROUNDS} rounds (+${WARMUP} warm-up), order shuffled every round (seed ${SEED}); cells of ${REQUESTS} requests at concurrency ${CONCURRENCY} (sockets), ${STUB_CALLS} sequential calls (stub); ${CLOCK === 'cpu' ? "this process's CPU time" : 'wall-clock time'}; medians over rounds with 90 % order-statistic intervals\n`,
+  );
+
+  let socketCells: Cell[] = [];
+  let stubCells: Cell[] = [];
+  const heapCells: HeapCell[] = [];
+  if (PHASES.includes('sockets')) {
+    const server = await startServer();
+    const agent = keepAliveAgent();
+    try {
+      socketCells = await runPhase('sockets', list, { baseURL: server.url, agent }, REQUESTS, CONCURRENCY, random);
+    } finally {
+      agent.destroy();
+      await server.close();
+    }
+    console.log(`## Over keep-alive sockets (ratio = bare's time ÷ contender's, same round; < 1 is slower)\n`);
+    console.log(socketTable(list, socketCells) + '\n');
+  }
+  if (PHASES.includes('stub')) {
+    stubCells = await runPhase(
+      'stub',
+      list,
+      { baseURL: 'http://stub.local', adapter: stubAdapter },
+      STUB_CALLS,
+      1,
+      random,
     );
-
-    const rows: string[][] = [];
-    for (const name of CONTENDERS) {
-      rows.push([
-        name,
-        String(retainedBytes(name, 'get', HEAP_CALLS)),
-        String(retainedBytes(name, 'post', HEAP_CALLS)),
-      ]);
+    console.log(`## Through a stub adapter (µs per call; µs over bare in the same round)\n`);
+    console.log(stubTable(list, stubCells) + '\n');
+  }
+  if (PHASES.includes('heap') && HEAP_CALLS > 0) {
+    for (let run = 0; run < HEAP_RUNS; run++) {
+      for (const e of list) {
+        for (const method of METHODS) {
+          if (!has(e, method) || e.key === 'bare-header') continue;
+          heapCells.push({
+            phase: 'heap',
+            method,
+            run,
+            contender: e.key,
+            calls: HEAP_CALLS,
+            bytes: heapCell(e.key, method),
+          });
+        }
+      }
     }
     console.log(
-      `\n## Heap retained after ${HEAP_CALLS} stub calls (one process per cell, after gc; noise is a few kB)\n`,
+      `## Heap retained after ${HEAP_CALLS} stub calls (a child process per cell, after gc; median of ${HEAP_RUNS} run(s))\n`,
     );
-    console.log(table(['contender', 'GET bytes', 'POST bytes'], rows));
-  } finally {
-    for (const c of stubs) await c.close();
+    console.log(heapTable(list, heapCells) + '\n');
+  }
+  if (list.some((e) => e.key === 'axios-resilience')) {
+    console.log(`## Goals (issue #14)\n`);
+    for (const line of goals(socketCells, stubCells, heapCells)) console.log(`- ${line}`);
+  }
+  console.log(`\n${((Date.now() - started) / 1000).toFixed(0)} s; load average at the end ${load()}`);
+  if (args.out !== undefined) {
+    writeRaw(args.out, meta, [...socketCells, ...stubCells, ...heapCells]);
+    console.log(`raw cells written to ${args.out}`);
   }
 }
 
