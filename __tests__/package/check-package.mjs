@@ -1,12 +1,16 @@
 // Packs the package the way `npm publish` would and checks the tarball: the file list is exactly
-// dist/ plus README, LICENSE, CHANGELOG and package.json; nothing points at a missing source map;
-// publint (strict: warnings fail) and arethetypeswrong find no problem. Run after `npm run build`.
+// dist/, the documentation (docs/ and the recipes in examples/observability/) plus README,
+// LICENSE, CHANGELOG and package.json; every relative link in a shipped Markdown file points at a
+// file that ships too (package.json has no repository, so the docs must work from the tarball);
+// nothing points at a missing source map; publint (strict: warnings fail) and arethetypeswrong
+// find no problem. Run after `npm run build`.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, posix } from 'node:path';
 
 const REQUIRED = ['README.md', 'LICENSE', 'CHANGELOG.md', 'package.json'];
+const SHIPPED_DIRS = ['dist/', 'docs/', 'examples/observability/'];
 const problems = [];
 const dir = mkdtempSync(join(tmpdir(), 'axios-resilience-pack-'));
 
@@ -19,11 +23,22 @@ try {
   for (const f of files) console.log(`  ${f}`);
 
   for (const f of files) {
-    if (!f.startsWith('dist/') && !REQUIRED.includes(f)) problems.push(`unexpected file in the tarball: ${f}`);
+    if (!SHIPPED_DIRS.some((dir) => f.startsWith(dir)) && !REQUIRED.includes(f)) {
+      problems.push(`unexpected file in the tarball: ${f}`);
+    }
     if (f.endsWith('.map')) problems.push(`source map in the tarball: ${f}`);
   }
   for (const f of REQUIRED) if (!files.includes(f)) problems.push(`missing from the tarball: ${f}`);
   if (!files.some((f) => f.startsWith('dist/'))) problems.push('no dist/ in the tarball: run npm run build first');
+  for (const f of ['docs/guides/README.md', 'docs/api/README.md', 'examples/observability/otel.ts']) {
+    if (!files.includes(f)) problems.push(`missing from the tarball: ${f}`);
+  }
+  for (const f of files.filter((name) => name.endsWith('.md'))) {
+    for (const target of relativeLinks(readFileSync(f, 'utf8'))) {
+      const resolved = posix.normalize(posix.join(dirname(f), decodeURI(target)));
+      if (!files.includes(resolved)) problems.push(`${f} links to ${target}, which is not in the tarball`);
+    }
+  }
   for (const f of files.filter((name) => /\.(c|m)?js$|\.d\.(c|m)?ts$/.test(name))) {
     if (/sourceMappingURL=/.test(readFileSync(f, 'utf8'))) problems.push(`${f} refers to a source map`);
   }
@@ -41,6 +56,17 @@ try {
   run('npx', ['attw', tarball]);
 } finally {
   rmSync(dir, { recursive: true, force: true });
+}
+
+/** Targets of the Markdown links and images in `text` that are paths (no scheme, not an anchor), code blocks left out. */
+function relativeLinks(text) {
+  const prose = text.replace(/^```[\s\S]*?^```/gm, '').replace(/`[^`\n]*`/g, '');
+  const targets = [];
+  for (const [, target] of prose.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)) {
+    if (/^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith('#')) continue;
+    targets.push(target.split('#')[0]);
+  }
+  return targets;
 }
 
 if (problems.length > 0) {
