@@ -70,6 +70,11 @@ export interface ServerOptions {
   /** Directory served for `GET` of anything outside `/api/` (`/` is its index.html). */
   staticDir?: string;
   cors?: CorsPolicy;
+  /**
+   * `false`: `Connection: close` on every answer. Chromium re-sends a request by itself when a
+   * reused connection drops before the answer; with no reuse, every reset reaches the page.
+   */
+  keepAlive?: false;
 }
 
 export async function startServer(options: ServerOptions = {}): Promise<TestServer> {
@@ -179,6 +184,7 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
 
   const server: Server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
+    if (options.keepAlive === false) res.setHeader('connection', 'close');
     // Read the whole body first, so a reset happens after the request has fully arrived.
     req.resume();
     req.on('end', () => {
