@@ -1,0 +1,95 @@
+/**
+ * Bundles a user builds with nothing configured: `vite build` (Vite 8, defaults) and `esbuild
+ * --bundle --platform=browser` of a small app that imports `axios` and `axios-resilience` by name.
+ * Both must build without warnings, pull in no Node built-in or stand-in for one, and work in
+ * Chromium on both adapters.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { launch, openPage, runInPage } from './browser';
+import type { WatchedPage } from './browser';
+import { createProject } from './build';
+import type { Built, Bundler, Project } from './build';
+import { startServer } from './server';
+import type { TestServer } from './server';
+
+const BUNDLERS: Bundler[] = ['vite', 'esbuild'];
+
+let project: Project;
+let browser: Browser;
+const builds = new Map<Bundler, { app: Built; bare: Built; server: TestServer; watched: WatchedPage }>();
+
+async function bundleText(dir: string): Promise<string> {
+  const files = await readdir(dir, { recursive: true });
+  const js = files.filter((f) => f.endsWith('.js'));
+  return (await Promise.all(js.map((f) => readFile(join(dir, f), 'utf8')))).join('\n');
+}
+
+beforeAll(async () => {
+  project = await createProject();
+  browser = await launch();
+  for (const bundler of BUNDLERS) {
+    const app = await project.build(bundler, 'app');
+    const bare = await project.build(bundler, 'bare');
+    const server = await startServer({ staticDir: app.dir, keepAlive: false });
+    builds.set(bundler, { app, bare, server, watched: await openPage(browser, server.origin) });
+  }
+}, 90_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await Promise.all([...builds.values()].map((b) => b.server.close()));
+  await project?.remove();
+});
+
+afterEach(() => {
+  for (const { watched } of builds.values()) expect(watched.problems.splice(0)).toEqual([]);
+});
+
+describe.each(BUNDLERS)('%s, default settings', (bundler) => {
+  const get = (): NonNullable<ReturnType<typeof builds.get>> => builds.get(bundler)!;
+
+  test('builds without a warning, with no Node built-in and no stand-in for one', async () => {
+    const { app, bare } = get();
+    expect(app.output).not.toMatch(/warn|\(!\)|externalized/i);
+    const code = await bundleText(app.dir);
+    // Vite replaces a Node built-in it cannot resolve with a module that throws on first use.
+    expect(code).not.toContain('externalized for browser compatibility');
+    expect(code).not.toMatch(/\bfrom\s*["']node:|\brequire\(["'](events|crypto|http|https|url|util)["']\)/);
+    // The breaker (opossum) and its EventEmitter came along, from the events package.
+    expect(code).toContain('maxListeners');
+    expect(app.sizes.raw).toBeGreaterThan(bare.sizes.raw);
+  });
+
+  describe.each(['xhr', 'fetch'] as const)('in Chromium, over the %s adapter', (adapter) => {
+    const path = (name: string): string => `/api/${adapter}/${name}`;
+
+    test('a keyed POST survives a 503 and a reset after commit: one key, one payment', async () => {
+      const { server, watched } = get();
+      const url = server.route(path('payments'), [503, 'commit-reset', { commit: 201 }]);
+      const seen = await runInPage(watched.page, {
+        adapter,
+        plugin: { baseDelayMs: 20 },
+        calls: [{ method: 'post', url, data: { amount: 4200 } }],
+      });
+      const [call] = seen.calls;
+      expect(call).toMatchObject({ ok: true, status: 200, replayed: true, retryState: { attempts: 3 } });
+      const key = call!.retryState!.idempotencyKey;
+      expect(server.requests(path('payments')).map((r) => r.headers['idempotency-key'])).toEqual([key, key, key]);
+      expect(server.payments(path('payments')).size).toBe(1);
+    });
+
+    test('the breaker opens and the refusal is a CircuitOpenError from the package', async () => {
+      const { server, watched } = get();
+      const url = server.route(path('outage'), [503]);
+      const seen = await runInPage(watched.page, {
+        adapter,
+        plugin: { retries: 0, budget: false, breaker: { volumeThreshold: 5, resetTimeout: 10_000 } },
+        calls: Array.from({ length: 6 }, () => ({ url })),
+      });
+      expect(seen.calls[5]!.error).toMatchObject({ circuitOpen: true, code: 'ERR_CIRCUIT_OPEN', isAxiosError: true });
+      expect(server.requests(path('outage'))).toHaveLength(5);
+    });
+  });
+});
