@@ -6,7 +6,7 @@
  * axios runs response interceptors in the order they were added, so the install order decides
  * which of the two sees the 401 first:
  *
- * - `createAuthRefreshInterceptor()` first, then `plugin.install()`: auth-refresh sees the 401
+ * - `createAuthRefresh()` first, then `plugin.install()`: auth-refresh sees the 401
  *   first. If the re-send succeeds, the plugin's rejection handler never runs for that call.
  * - `plugin.install()` first: the plugin sees the 401 first, records the stop (`not-retryable`)
  *   and reports `onGiveUp` before auth-refresh saves the call.
@@ -16,7 +16,7 @@
  */
 import axios from 'axios';
 import type { AxiosError, AxiosInstance } from 'axios';
-import createAuthRefreshInterceptor from 'axios-auth-refresh';
+import { createAuthRefresh } from 'axios-auth-refresh';
 import { retryPlugin } from '../../lib';
 import type { GiveUpEvent, RetryPlugin } from '../../lib';
 import { startServer } from '../reliability/support/test-server';
@@ -61,11 +61,11 @@ async function setUp(order: Order): Promise<void> {
     failed.response!.config.headers.set('Authorization', `Bearer ${token}`);
   };
   if (order === 'auth-refresh first') {
-    createAuthRefreshInterceptor(http, refresh);
+    createAuthRefresh(http, refresh);
     plugin.install(http);
   } else {
     plugin.install(http);
-    createAuthRefreshInterceptor(http, refresh);
+    createAuthRefresh(http, refresh);
   }
 }
 
