@@ -66,7 +66,7 @@ const { values: args } = parseArgs({
     concurrency: { type: 'string', default: '32' },
     'stub-calls': { type: 'string', default: '2000' },
     'heap-calls': { type: 'string', default: process.env.BENCH_HEAP_CALLS ?? '100000' },
-    'heap-runs': { type: 'string', default: '1' },
+    'heap-runs': { type: 'string', default: '3' },
     seed: { type: 'string', default: '1' },
     phases: { type: 'string', default: 'sockets,stub,heap' },
     methods: { type: 'string', default: 'get,post' },
@@ -384,6 +384,8 @@ function heapCell(key: string, method: Method): number {
     process.execPath,
     [
       '--expose-gc',
+      // Bytecode of code used only at start-up would otherwise be freed during some runs.
+      '--no-flush-bytecode',
       '--import',
       'tsx',
       __filename,
@@ -414,14 +416,16 @@ async function heapChild(spec: string): Promise<void> {
       if (i % 1000 === 999) await yieldOnce();
     }
   };
+  const settled = async (): Promise<number> => {
+    await yieldOnce();
+    gc();
+    gc();
+    return process.memoryUsage().heapUsed;
+  };
   await run(5000);
-  gc();
-  gc();
-  const before = process.memoryUsage().heapUsed;
+  const before = await settled();
   await run(calls);
-  gc();
-  gc();
-  const after = process.memoryUsage().heapUsed;
+  const after = await settled();
   await c.close();
   process.stdout.write(JSON.stringify({ bytes: after - before }) + '\n');
 }
@@ -478,6 +482,16 @@ function goals(socketCells: Cell[], stubCells: Cell[], heapCells: HeapCell[]): s
       if (method === 'post') {
         const header = medianInterval(perRound(stubCells, 'post', 'bare-header', 'bare', over));
         lines.push(`stub POST, what one more header costs bare axios: ${formatInterval(header, 2)} µs`);
+      }
+    }
+    if (args.other !== undefined) {
+      if (socketCells.length > 0) {
+        const vs = medianInterval(perRound(socketCells, method, 'other', 'axios-resilience', throughputRatio));
+        lines.push(`sockets ${M}, other build ÷ this build: ${formatInterval(vs, 3)}`);
+      }
+      if (stubCells.length > 0) {
+        const vs = medianInterval(perRound(stubCells, method, 'other', 'axios-resilience', microsOver(STUB_CALLS)));
+        lines.push(`stub ${M}, other build minus this build: ${formatInterval(vs, 2)} µs`);
       }
     }
     if (heapCells.length > 0) {
