@@ -1,5 +1,5 @@
 import { RetryBudget } from '../lib/budget';
-import type { BudgetStore } from '../lib/budget';
+import type { BudgetStore } from '../lib/types';
 
 function clock(start = 1_000_000) {
   let t = start;

@@ -20,11 +20,11 @@ const decide = (error: unknown, method: string, hasKey = false, data: unknown = 
   classify({ error, method, hasKey, data }, options);
 
 describe('the decision table', () => {
-  test.each([429, 502, 503, 504])('retries a GET that got %i', (status) => {
+  test.each([408, 429, 502, 503, 504])('retries a GET that got %i', (status) => {
     expect(decide(statusError(status), 'GET')).toEqual({ retry: true, reason: String(status) });
   });
 
-  test.each([400, 401, 403, 404, 409, 422, 500, 501])('does not retry a GET that got %i', (status) => {
+  test.each([400, 401, 403, 404, 409, 422, 425, 500, 501])('does not retry a GET that got %i', (status) => {
     expect(decide(statusError(status), 'GET')).toMatchObject({ retry: false, stopReason: 'not-retryable' });
   });
 
@@ -87,9 +87,17 @@ describe('the decision table', () => {
     expect(decide(new CanceledError(), 'GET')).toMatchObject({ retry: false, stopReason: 'aborted' });
   });
 
-  test('an error that is neither HTTP nor network is not retried', () => {
-    expect(decide(new TypeError('bad'), 'GET')).toMatchObject({ retry: false, stopReason: 'not-retryable' });
+  test('an error with a code the table does not list is not retried', () => {
     expect(decide(network('ERR_BAD_OPTION'), 'GET')).toMatchObject({ retry: false, stopReason: 'not-retryable' });
+    expect(decide(network('CERT_HAS_EXPIRED'), 'GET')).toMatchObject({ retry: false, stopReason: 'not-retryable' });
+  });
+
+  test('a failure with no response and no code is an unknown transport failure: retried when safe to repeat', () => {
+    expect(decide(new TypeError('bad'), 'GET')).toMatchObject({ retry: true, reason: 'no response' });
+    expect(decide(new Error('Network Error'), 'PUT')).toMatchObject({ retry: true });
+    expect(decide(new Error('Network Error'), 'POST', true)).toMatchObject({ retry: true });
+    expect(decide(new Error('Network Error'), 'POST')).toMatchObject({ retry: false, stopReason: 'non-idempotent' });
+    expect(decide(new Error('Network Error'), 'PATCH')).toMatchObject({ retry: false, stopReason: 'non-idempotent' });
   });
 
   test('a stream body is never retried: the first attempt consumed it', () => {

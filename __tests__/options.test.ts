@@ -8,15 +8,21 @@ describe('plugin options', () => {
     expect(call.baseDelayMs).toBe(500);
     expect(call.maxDelayMs).toBe(30000);
     expect(call.jitter).toBe('full');
-    expect([...call.statusCodes]).toEqual([429, 502, 503, 504]);
+    expect([...call.statusCodes]).toEqual([408, 429, 502, 503, 504]);
     expect(call.errorCodes.has('ECONNRESET')).toBe(true);
     expect(call.errorCodes.has('ERR_NETWORK')).toBe(true);
     expect(call.idempotencyKey && call.idempotencyKey.header).toBe('Idempotency-Key');
     expect(call.idempotencyKey && [...call.idempotencyKey.methods]).toEqual(['POST', 'PATCH']);
     expect(call.retryAfter).toBe('clamp');
     expect(call.deadlineMs).toBeUndefined();
-    expect(budget).toEqual({ ratio: 0.1, minPerSecond: 10, windowMs: 10000, maxOrigins: 1000 });
-    expect(breaker).toMatchObject({ errorThresholdPercentage: 50, resetTimeout: 30000, rollingCountTimeout: 10000 });
+    expect(budget).toEqual({ perOrigin: { ratio: 0.1, minPerSecond: 10, windowMs: 10000, maxOrigins: 1000 } });
+    expect(breaker).toMatchObject({
+      errorThresholdPercentage: 50,
+      volumeThreshold: 10,
+      resetTimeout: 2000,
+      maxResetTimeout: 60000,
+      rollingCountTimeout: 10000,
+    });
     expect(breaker && breaker.volumeThreshold).toBeGreaterThanOrEqual(5);
   });
 
@@ -50,7 +56,7 @@ describe('plugin options', () => {
 
   test('accepts a RetryBudget instance to share', () => {
     const shared = new RetryBudget({ ratio: 0.2 });
-    expect(resolvePluginOptions({ budget: shared }).budget).toBe(shared);
+    expect(resolvePluginOptions({ budget: shared }).budget).toEqual({ shared });
   });
 });
 

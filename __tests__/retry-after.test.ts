@@ -13,7 +13,13 @@ describe('parseRetryAfter', () => {
     expect(parseRetryAfter('  3 ', NOW)).toBe(3000);
   });
 
-  test.each(['', '   ', '-1', '2.5', '1e9', '0x10', '3s', 'soon', '+5', '５', '1,2'])(
+  test('reads decimal seconds, as undici and both peer libraries do', () => {
+    expect(parseRetryAfter('1.5', NOW)).toBe(1500);
+    expect(parseRetryAfter('0.25', NOW)).toBe(250);
+    expect(parseRetryAfter(' 2.5 ', NOW)).toBe(2500);
+  });
+
+  test.each(['', '   ', '-1', '-1.5', '1.5s', '.5', '1.', '1.2.3', '1e9', '0x10', '3s', 'soon', '+5', '５', '1,2'])(
     'treats %p as absent',
     (value) => {
       expect(parseRetryAfter(value, NOW)).toBeUndefined();

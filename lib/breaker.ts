@@ -1,73 +1,32 @@
 import CircuitBreaker from 'opossum';
-import type { AxiosAdapter, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
-import { failureKind } from './classify';
-import type { ResolvedOptions, ResolvedPluginOptions } from './options';
+import type { AxiosResponse } from 'axios';
+import type { ResolvedBreakerOptions } from './options';
 import { BoundedMap } from './origin';
-import type { CircuitState, CircuitStateChange } from './types';
+import type { BreakerSync, CircuitBreakerView, CircuitState, CircuitStateChange } from './types';
 
 /**
- * The origin's breaker as `plugin.breaker(url)` hands it out: an opossum `CircuitBreaker`, typed by
- * the part a user needs (state, rolling stats, events), so the package's types do not depend on
- * opossum's.
+ * What a breaker guards: one logical call with all its attempts. The breaker counts calls, not
+ * attempts, so a failure that a retry absorbs never counts against the origin: it exists to fail
+ * fast when calls fail anyway, never to fail a call its retries would have saved.
  */
-export interface CircuitBreakerView {
-  /** The origin, `scheme://host:port`. */
-  readonly name: string;
-  readonly opened: boolean;
-  readonly halfOpen: boolean;
-  readonly closed: boolean;
-  /** `true` once the plugin closed or evicted it (past `maxOrigins`); it is then unused. */
-  readonly isShutdown: boolean;
-  /** opossum's rolling-window counts. */
-  readonly stats: { fires: number; failures: number; successes: number; rejects: number; [count: string]: unknown };
-  /** opossum's events: `open`, `halfOpen`, `close`, `fire`, `success`, `failure`, `reject`, `shutdown`, … */
-  on(event: string, listener: (...args: unknown[]) => void): unknown;
-  removeListener(event: string, listener: (...args: unknown[]) => void): unknown;
-  /** Forces the breaker open (for maintenance windows); it half-opens after `resetTimeout`. */
-  open(): void;
-  /** Forces the breaker closed. */
-  close(): void;
+export interface GuardedCall {
+  /** Runs the call's attempts; settles with the call's outcome. */
+  run(): Promise<AxiosResponse>;
+  /** Whether the call's final failure is the downstream's fault (a retryable status or a transport failure). */
+  isDownstreamFailure(error: unknown): boolean;
 }
 
-/** One opossum breaker guards every attempt to one origin; it calls whichever adapter the call uses. */
-export type OriginBreaker = CircuitBreaker<[AxiosAdapter, InternalAxiosRequestConfig, ResolvedOptions], AxiosResponse>;
+/** One opossum breaker; it is fired once per logical call. */
+export type OriginBreaker = CircuitBreaker<[GuardedCall], AxiosResponse>;
 
-// The options argument is for errorFilter, which opossum hands the fire arguments.
-function send(
-  adapter: AxiosAdapter,
-  config: InternalAxiosRequestConfig,
-  _options: ResolvedOptions,
-): Promise<AxiosResponse> {
-  return adapter(config);
-}
+const guard = (call: GuardedCall): Promise<AxiosResponse> => call.run();
+// opossum counts a filtered error as a success: a 4xx or a cancel says the origin is answering.
+const notDownstream = (error: unknown, call: GuardedCall): boolean => !call.isDownstreamFailure(error);
 
-/**
- * Failures that are the downstream's fault count against the breaker; a 4xx, a cancel or a
- * non-HTTP error says nothing about its health. opossum treats a filtered error as a success.
- */
-function isNotDownstreamFailure(
-  error: unknown,
-  _adapter: AxiosAdapter,
-  _config: unknown,
-  options: ResolvedOptions,
-): boolean {
-  const kind = failureKind(error, options);
-  return kind !== 'status' && kind !== 'network';
-}
-
-/**
- * Shares breaker state between processes (see `axios-resilience/redis`): when one process's breaker
- * for an origin opens or closes, the others follow, and a half-open probe is one per fleet.
- */
-export interface BreakerSync {
-  /** Starts listening; `apply` is called for every state another process announces. */
-  start(apply: (origin: string, state: 'open' | 'closed') => void): void;
-  /** Announces a local open (for `resetTimeoutMs`) or close. Must not throw or reject. */
-  announce(origin: string, state: 'open' | 'closed', resetTimeoutMs: number): void;
-  /** Claims the one half-open probe for `origin`; resolves `true` when the store cannot be reached. */
-  acquireProbe(origin: string, ttlMs: number): Promise<boolean>;
-  /** Stops listening. */
-  close(): Promise<void>;
+/** A breaker and the options object opossum reads its open-state wait from at every `open`. */
+interface Entry {
+  breaker: OriginBreaker;
+  options: CircuitBreaker.Options;
 }
 
 /**
@@ -94,14 +53,19 @@ class Rotation {
 }
 
 /**
- * The per-origin breakers of one plugin. Many origins must not mean many timers: every breaker's
- * rolling window is rotated by one shared, unref'd interval, snapshots are off, and the number of
- * breakers is bounded (the least recently used is shut down).
+ * The breakers of one plugin, one per key (the origin by default). Many keys must not mean many
+ * timers: every breaker's rolling window is rotated by one shared, unref'd interval, snapshots are
+ * off, and the number of breakers is bounded (the least recently used is shut down).
+ *
+ * The open-state wait backs off: it starts at `resetTimeout`, doubles after each failed half-open
+ * probe up to `maxResetTimeout`, resets after a success, and is jittered by ±25 %. opossum reads
+ * `options.resetTimeout` from the object given to its constructor each time it opens, so the
+ * registry sets that value from the breaker's `halfOpen` and `close` events (pinned by a test).
  */
 export class BreakerRegistry {
   private readonly rotation = new Rotation();
   private interval: ReturnType<typeof setInterval> | undefined;
-  private readonly breakers: BoundedMap<OriginBreaker>;
+  private readonly entries: BoundedMap<Entry>;
   private readonly opossumOptions: CircuitBreaker.Options;
   /** Set while a state another process announced is applied, so it is not announced back. */
   private applyingRemote = false;
@@ -109,84 +73,112 @@ export class BreakerRegistry {
   readonly shared: BreakerSync | undefined;
 
   constructor(
-    options: Exclude<ResolvedPluginOptions['breaker'], false>,
+    private readonly options: ResolvedBreakerOptions,
     private readonly onStateChange: ((change: CircuitStateChange) => void) | undefined,
+    private readonly random: () => number,
   ) {
-    const { maxOrigins, shared, ...rest } = options;
-    this.shared = shared as BreakerSync | undefined;
+    this.shared = options.shared;
     this.opossumOptions = {
+      errorThresholdPercentage: options.errorThresholdPercentage,
+      volumeThreshold: options.volumeThreshold,
+      rollingCountTimeout: options.rollingCountTimeout,
+      rollingCountBuckets: options.rollingCountBuckets,
       rollingPercentilesEnabled: false,
-      ...rest,
       timeout: false,
-      errorFilter: isNotDownstreamFailure as (error: unknown) => boolean,
+      errorFilter: notDownstream as (error: unknown) => boolean,
       rotateBucketController: this.rotation as unknown as CircuitBreaker.Options['rotateBucketController'],
       enableSnapshots: false,
     };
-    this.breakers = new BoundedMap(maxOrigins, (breaker) => breaker.shutdown());
-    this.shared?.start((origin, state) => {
-      const breaker = this.for(origin);
+    this.entries = new BoundedMap(options.maxOrigins, (entry) => entry.breaker.shutdown());
+    this.shared?.start((key, state, waitMs) => {
+      const entry = this.entry(key);
       this.applyingRemote = true;
       try {
-        if (state === 'open') breaker.open();
-        else breaker.close();
+        if (state === 'open') {
+          // The fleet backs off together: the announcer's wait, or ours.
+          if (waitMs !== undefined) entry.options.resetTimeout = Math.min(waitMs, this.options.maxResetTimeout);
+          entry.breaker.open();
+        } else entry.breaker.close();
       } finally {
         this.applyingRemote = false;
       }
     });
   }
 
-  /** Claims the fleet's one half-open probe for `origin`. */
-  acquireProbe(origin: string): Promise<boolean> {
-    return this.shared === undefined
-      ? Promise.resolve(true)
-      : this.shared.acquireProbe(origin, this.opossumOptions.resetTimeout ?? 30000);
+  /** Claims the fleet's one half-open probe for `key`. */
+  acquireProbe(key: string): Promise<boolean> {
+    if (this.shared === undefined) return Promise.resolve(true);
+    return this.shared.acquireProbe(key, this.entry(key).options.resetTimeout ?? this.options.resetTimeout);
   }
 
   /** How many breakers exist now. */
   get size(): number {
-    return this.breakers.size;
+    return this.entries.size;
   }
 
-  /** The breaker for `origin`, made on first use. */
-  for(origin: string): OriginBreaker {
-    return this.breakers.getOrCreate(origin, () => this.create(origin));
+  /** The breaker for `key`, made on first use. */
+  for(key: string): OriginBreaker {
+    return this.entry(key).breaker;
   }
 
-  /** The breaker for `origin` if one exists (for events and stats; see `plugin.breaker()`). */
-  peek(origin: string): CircuitBreakerView | undefined {
-    return this.breakers.get(origin) as CircuitBreakerView | undefined;
+  /** The breaker for `key` if one exists (for events and stats; see `plugin.breaker()`). */
+  peek(key: string): CircuitBreakerView | undefined {
+    return this.entries.get(key)?.breaker as CircuitBreakerView | undefined;
   }
 
   /** Shuts every breaker down, stops the shared interval and stops listening to the fleet. */
   async close(): Promise<void> {
-    for (const breaker of this.breakers.values()) breaker.shutdown();
-    this.breakers.clear();
+    for (const entry of this.entries.values()) entry.breaker.shutdown();
+    this.entries.clear();
     if (this.interval !== undefined) clearInterval(this.interval);
     this.interval = undefined;
     await this.shared?.close();
   }
 
-  private create(origin: string): OriginBreaker {
+  /** The open-state wait after `failedProbes` failed probes in a row: doubled each time, capped, ±25 %. */
+  private openWait(failedProbes: number): number {
+    const { resetTimeout, maxResetTimeout } = this.options;
+    const wait = Math.min(maxResetTimeout, resetTimeout * 2 ** failedProbes);
+    return Math.round(wait * (0.75 + 0.5 * this.random()));
+  }
+
+  private entry(key: string): Entry {
+    return this.entries.getOrCreate(key, () => this.create(key));
+  }
+
+  private create(key: string): Entry {
     if (this.interval === undefined) {
-      const buckets = this.opossumOptions.rollingCountBuckets ?? 10;
-      const every = Math.max(1, Math.floor((this.opossumOptions.rollingCountTimeout ?? 10000) / buckets));
+      const { rollingCountTimeout, rollingCountBuckets } = this.options;
+      const every = Math.max(1, Math.floor(rollingCountTimeout / rollingCountBuckets));
       this.interval = setInterval(() => this.rotation.emit(), every);
       this.interval.unref?.();
     }
-    const breaker: OriginBreaker = new CircuitBreaker(send, { ...this.opossumOptions, name: origin });
+    const options: CircuitBreaker.Options = { ...this.opossumOptions, name: key, resetTimeout: this.openWait(0) };
+    const breaker: OriginBreaker = new CircuitBreaker(guard, options);
+    let failedProbes = 0;
+    // At half-open, set the wait that applies if this probe fails; a success resets it.
+    breaker.on('halfOpen', () => {
+      failedProbes += 1;
+      options.resetTimeout = this.openWait(failedProbes);
+    });
+    breaker.on('close', () => {
+      failedProbes = 0;
+      options.resetTimeout = this.openWait(0);
+    });
     const report = this.onStateChange;
     if (report) {
-      const tell = (state: CircuitState) => () => report({ origin, state });
+      const tell = (state: CircuitState) => () => report({ origin: key, state });
       breaker.on('open', tell('open'));
       breaker.on('halfOpen', tell('half-open'));
       breaker.on('close', tell('closed'));
     }
     const shared = this.shared;
     if (shared) {
-      const resetTimeout = this.opossumOptions.resetTimeout ?? 30000;
-      breaker.on('open', () => this.applyingRemote || shared.announce(origin, 'open', resetTimeout));
-      breaker.on('close', () => this.applyingRemote || shared.announce(origin, 'closed', resetTimeout));
+      const announce = (state: 'open' | 'closed') => () =>
+        this.applyingRemote || shared.announce(key, state, options.resetTimeout ?? this.options.resetTimeout);
+      breaker.on('open', announce('open'));
+      breaker.on('close', announce('closed'));
     }
-    return breaker;
+    return { breaker, options };
   }
 }

@@ -11,32 +11,13 @@
  */
 
 import { StoreHealth, warnOnce } from './store-health';
-import type { StoreEvent } from './store-health';
+import type { BudgetStore, RetryBudgetLike, RetryBudgetState, StoreEvent } from './types';
 
 /** Slots per window, locally and in a shared store. */
 export const BUDGET_SLOTS = 10;
 const SLOTS = BUDGET_SLOTS;
 
-/** The settings a store needs to decide a grant the way the local bucket would. */
-export interface BudgetSettings {
-  ratio: number;
-  minPerSecond: number;
-  windowMs: number;
-}
 
-/**
- * Where a budget's counts are kept when they are shared between processes (see
- * `axios-resilience/redis`). The in-memory ring stays the fast path: first attempts are counted
- * locally and handed to the store in batches; only a retry waits for the store's answer.
- */
-export interface BudgetStore {
-  /** Adds `count` first attempts (a batch) to the shared counts. */
-  deposit(count: number, settings: BudgetSettings): Promise<void>;
-  /** Grants one retry atomically against the shared counts, or refuses it. */
-  withdraw(settings: BudgetSettings): Promise<boolean>;
-  /** `false` when the store knows it cannot answer now (disconnected), so the budget need not wait. */
-  ready?(): boolean;
-}
 
 /** Options of `new RetryBudget()`; every field is optional. */
 export interface RetryBudgetOptions {
@@ -85,21 +66,6 @@ export interface RetryBudgetOptions {
   onStoreEvent?: (event: StoreEvent) => void;
 }
 
-/** What a budget has done, for dashboards and logs. */
-export interface RetryBudgetState {
-  /** Whole retries it would grant right now. */
-  available: number;
-  /** First attempts counted in the current window. */
-  requests: number;
-  /** Retries granted in the current window. */
-  retries: number;
-  /** Retries granted since it was made. */
-  granted: number;
-  /** Retries refused since it was made. */
-  refused: number;
-  /** `'shared'` while a store answers, `'local'` without a store or while it is down. */
-  mode: 'local' | 'shared';
-}
 
 function check(field: string, value: unknown, fallback: number, positive: boolean): number {
   if (value === undefined) return fallback;
@@ -111,7 +77,7 @@ function check(field: string, value: unknown, fallback: number, positive: boolea
   return value;
 }
 
-export class RetryBudget {
+export class RetryBudget implements RetryBudgetLike {
   /** The resolved settings. */
   readonly options: { ratio: number; minPerSecond: number; windowMs: number };
   private readonly now: () => number;
@@ -178,6 +144,28 @@ export class RetryBudget {
   tryWithdraw(): boolean | Promise<boolean> {
     if (this.store === undefined || !this.storeUsable()) return this.withdrawLocally();
     return this.withdrawShared(this.store);
+  }
+
+  /**
+   * Gives back one granted retry that was never sent (its call was aborted, or its hook failed,
+   * before the re-send). Counts only while the grant is still in the window.
+   */
+  refund(): void {
+    const index = this.slot();
+    // The grant sits in the current slot unless the wait crossed a slot boundary: take it from the
+    // newest slot that still holds one.
+    for (let back = 0; back < SLOTS; back++) {
+      const slot = (index - back + SLOTS) % SLOTS;
+      if (this.withdrawals[slot]! >= 1) {
+        this.withdrawals[slot]! -= 1;
+        this.withdrawalTotal -= 1;
+        break;
+      }
+    }
+    this.grantedTotal = Math.max(0, this.grantedTotal - 1);
+    if (this.store !== undefined && this.storeUsable() && this.store.refund !== undefined) {
+      this.health.ask(this.store.refund(this.options)).catch(() => undefined);
+    }
   }
 
   /** Hands any batched first attempts to the store now and stops the batch timer. */

@@ -7,11 +7,13 @@ import type { StopReason } from './types';
  *
  * | failure                                   | GET, HEAD, OPTIONS, PUT, DELETE, TRACE | POST, PATCH with a key | POST, PATCH without |
  * |-------------------------------------------|-----------------------------------------|------------------------|---------------------|
- * | status in `statusCodes` (429 502 503 504) | retry                                   | retry                  | stop: non-idempotent |
+ * | status in `statusCodes` (408 429 502 503 504) | retry                               | retry                  | stop: non-idempotent |
  * | 409                                       | retry if the call carries a key         | retry                  | stop: not-retryable |
  * | other status (400 401 403 404 422 …)      | stop: not-retryable                     | stop: not-retryable    | stop: not-retryable |
  * | ECONNREFUSED, ENOTFOUND, EAI_AGAIN        | retry                                   | retry                  | retry (never sent)  |
  * | other code in `errorCodes`                | retry                                   | retry                  | stop: non-idempotent |
+ * | no response and no code (unknown failure) | retry                                   | retry                  | stop: non-idempotent |
+ * | response cut off mid-body                 | retry                                   | retry                  | stop: non-idempotent |
  * | cancelled                                 | stop: aborted                           | stop: aborted          | stop: aborted       |
  * | stream body (already consumed)            | stop: not-retryable                     | stop: not-retryable    | stop: not-retryable |
  */
@@ -33,6 +35,7 @@ interface FailureLike {
   code?: unknown;
   cause?: unknown;
   response?: { status?: unknown };
+  config?: { validateStatus?: ((status: number) => boolean) | null };
 }
 
 function asFailure(error: unknown): FailureLike | undefined {
@@ -58,17 +61,46 @@ export function networkCode(error: unknown, errorCodes: ReadonlySet<string>): st
   return found;
 }
 
-function statusOf(error: unknown): number | undefined {
-  const status = asFailure(error)?.response?.status;
-  return typeof status === 'number' ? status : undefined;
+/**
+ * The status of a failure that is a status: the response arrived whole and `validateStatus`
+ * refused it. A response that `validateStatus` accepts but whose body then failed (the socket closed
+ * mid-body) is a transport failure, not a status.
+ */
+function rejectedStatus(error: unknown): number | undefined {
+  const failure = asFailure(error);
+  const status = failure?.response?.status;
+  if (typeof status !== 'number') return undefined;
+  const validate = failure?.config?.validateStatus;
+  // axios accepts every status when validateStatus is null; an error built without a config (a
+  // hand-made adapter's) is taken at its word.
+  if (validate === null) return undefined;
+  return typeof validate !== 'function' || !validate(status) ? status : undefined;
+}
+
+/**
+ * What a failure without a refused status is, as the reason text, when the table calls it a
+ * transport failure: a code in `errorCodes` (looked for down the cause chain), a response cut off
+ * mid-body, or — no response, no code, not a cancel — an unknown failure below axios (a mock
+ * adapter's network error, a custom adapter's bare rejection). `undefined`: not a transport failure
+ * (a code the user did not list, such as a TLS or decompression error).
+ */
+function transportFailure(error: unknown, errorCodes: ReadonlySet<string>): string | undefined {
+  const code = networkCode(error, errorCodes);
+  if (code !== undefined) return code;
+  const failure = asFailure(error);
+  const raw = failure?.code;
+  if (failure?.response !== undefined && failure.response !== null) {
+    return raw === 'ERR_BAD_RESPONSE' ? 'response cut off' : undefined;
+  }
+  return typeof raw === 'string' && raw !== '' ? undefined : 'no response';
 }
 
 /** Whether the failure is a transient one the table calls retryable, method aside. */
 export function failureKind(error: unknown, options: Pick<ResolvedOptions, 'statusCodes' | 'errorCodes'>): FailureKind {
   if (isCancel(error)) return 'cancel';
-  const status = statusOf(error);
+  const status = rejectedStatus(error);
   if (status !== undefined) return options.statusCodes.has(status) ? 'status' : 'other';
-  return networkCode(error, options.errorCodes) !== undefined ? 'network' : 'other';
+  return transportFailure(error, options.errorCodes) !== undefined ? 'network' : 'other';
 }
 
 function isStream(data: unknown): boolean {
@@ -94,19 +126,19 @@ export function classify(facts: AttemptFacts, options: Pick<ResolvedOptions, 'st
 
   let reason: string;
   let neverSent = false;
-  const status = statusOf(error);
+  const status = rejectedStatus(error);
   if (status !== undefined) {
     reason = String(status);
     const retryable = options.statusCodes.has(status) || (status === 409 && hasKey);
     if (!retryable) return { retry: false, stopReason: 'not-retryable', reason };
   } else {
-    const code = networkCode(error, options.errorCodes);
-    if (code === undefined) {
+    const transport = transportFailure(error, options.errorCodes);
+    if (transport === undefined) {
       const raw = asFailure(error)?.code;
       return { retry: false, stopReason: 'not-retryable', reason: typeof raw === 'string' ? raw : 'error' };
     }
-    reason = code;
-    neverSent = NEVER_SENT_CODES.has(code);
+    reason = transport;
+    neverSent = NEVER_SENT_CODES.has(transport);
   }
 
   if (!neverSent && !IDEMPOTENT_METHODS.has(method) && !hasKey) {

@@ -1,16 +1,10 @@
 import { v4 as uuidv4 } from 'uuid';
 import type { AxiosHeaders } from 'axios';
+import { validateKey } from './options';
 import type { ResolvedOptions } from './options';
 
-/** Header values must survive the wire: 1–255 printable ASCII characters, no CR/LF. */
-export function validateKey(where: string, field: string, key: unknown): string {
-  if (typeof key !== 'string' || key.length === 0 || key.length > 255 || !/^[\x20-\x7e]+$/.test(key)) {
-    throw new TypeError(
-      `axios-resilience: ${where}${field} must be 1-255 printable ASCII characters (no CR, LF or non-ASCII)`,
-    );
-  }
-  return key;
-}
+/** The header a caller's own key is looked for in when keys are off (`idempotencyKey: false`). */
+const DEFAULT_HEADER = 'Idempotency-Key';
 
 /**
  * The default key: a uuid v4. uuid draws from `crypto.getRandomValues` (Web Crypto in browsers,
@@ -20,26 +14,48 @@ export function generateKey(): string {
   return uuidv4();
 }
 
+/** The key a call carries, and whether this plugin made it (a caller's own key is never replaced). */
+export interface CallKey {
+  key: string;
+  generated: boolean;
+}
+
+function present(value: unknown): boolean {
+  return value !== undefined && value !== null && value !== false && value !== '';
+}
+
 /**
  * Attaches the call's Idempotency-Key, once per logical call, before the first send; every
- * attempt then sends the same header. A key the caller set (header or per-request string) is kept.
- * Returns the key the call carries, or `undefined`.
+ * attempt then sends the same header. A key the caller set (header, in any case, from the request
+ * or the instance defaults, or a per-request string) is kept, and makes the call keyed even with
+ * `idempotencyKey: false`. `stale` is a key this plugin generated for an earlier call that
+ * succeeded: a config re-sent after success is a new operation, so it gets a new key.
  */
-export function attachKey(headers: AxiosHeaders, method: string, options: ResolvedOptions): string | undefined {
+export function attachKey(
+  headers: AxiosHeaders,
+  method: string,
+  options: ResolvedOptions,
+  stale?: string,
+): CallKey | undefined {
   const settings = options.idempotencyKey;
-  if (settings === false) return undefined;
-  if (options.pinnedKey !== undefined) {
-    headers.set(settings.header, options.pinnedKey);
-    return options.pinnedKey;
+  const header = settings === false ? DEFAULT_HEADER : settings.header;
+  if (settings !== false && options.pinnedKey !== undefined) {
+    headers.set(header, options.pinnedKey);
+    return { key: options.pinnedKey, generated: false };
   }
-  const existing = headers.get(settings.header);
-  if (existing !== undefined && existing !== null && existing !== false) {
-    return validateKey('', `the ${settings.header} header`, String(existing));
+  const existing: unknown = headers.get(header);
+  if (present(existing) && (stale === undefined || String(existing) !== stale)) {
+    return { key: validateKey('', `the ${header} header`, String(existing)), generated: false };
   }
-  if (!settings.methods.has(method)) return undefined;
+  if (settings === false || !settings.methods.has(method)) {
+    if (stale !== undefined) headers.delete(header);
+    return undefined;
+  }
   // The built-in generator's uuids need no check; a user's generator might return anything.
-  const generated = settings.generate();
-  const key = settings.generate === generateKey ? generated : validateKey('', 'idempotencyKey.generate()', generated);
-  headers.set(settings.header, key);
-  return key;
+  const key =
+    settings.generate === undefined
+      ? generateKey()
+      : validateKey('', 'idempotencyKey.generate()', settings.generate());
+  headers.set(header, key);
+  return { key, generated: true };
 }

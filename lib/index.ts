@@ -7,16 +7,18 @@ import './augment';
 export { retryPlugin } from './plugin';
 export type { RetryPlugin } from './plugin';
 export { RetryBudget } from './budget';
-export type { BudgetSettings, BudgetStore, RetryBudgetOptions, RetryBudgetState } from './budget';
-export type { StoreEvent } from './store-health';
+export type { RetryBudgetOptions } from './budget';
 export { CircuitOpenError } from './errors';
 export { parseRetryAfter, parseHttpDate } from './retry-after';
 export { computeBackoff, fullJitter, equalJitter, decorrelatedJitter, noJitter } from './backoff';
 export type { BackoffInput } from './backoff';
 export { DEFAULT_ERROR_CODES, DEFAULT_STATUS_CODES } from './options';
-export type { BreakerSync, CircuitBreakerView } from './breaker';
 export type {
   BreakerOptions,
+  BreakerSync,
+  BudgetSettings,
+  BudgetStore,
+  CircuitBreakerView,
   CircuitState,
   CircuitStateChange,
   GiveUpEvent,
@@ -24,7 +26,10 @@ export type {
   JitterStrategy,
   RetryEvent,
   RetryPluginOptions,
+  RetryBudgetLike,
+  RetryBudgetState,
   RetryRequestOptions,
   RetryState,
   StopReason,
+  StoreEvent,
 } from './types';

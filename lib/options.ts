@@ -1,5 +1,4 @@
 import { RetryBudget } from './budget';
-import { generateKey, validateKey } from './idempotency';
 import type {
   BreakerOptions,
   IdempotencyKeyOptions,
@@ -8,12 +7,14 @@ import type {
   RetryRequestOptions,
   RetryEvent,
   GiveUpEvent,
+  RetryBudgetLike,
 } from './types';
 
 /** The largest delay a JavaScript timer honours; a longer one fires at once. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
-export const DEFAULT_STATUS_CODES: readonly number[] = [429, 502, 503, 504];
+/** 408: RFC 9110 §15.5.9 — the server did not process the request and the client may repeat it. */
+export const DEFAULT_STATUS_CODES: readonly number[] = [408, 429, 502, 503, 504];
 
 /** Errors with no response that mean the network, not the request, failed. */
 export const DEFAULT_ERROR_CODES: readonly string[] = [
@@ -46,8 +47,8 @@ export interface ResolvedOptions {
   jitter: JitterStrategy;
   statusCodes: ReadonlySet<number>;
   errorCodes: ReadonlySet<string>;
-  /** `false`: no key is generated. */
-  idempotencyKey: false | (Required<Omit<IdempotencyKeyOptions, 'methods'>> & { methods: ReadonlySet<string> });
+  /** `false`: no key is generated. `generate` is `undefined` for the built-in uuid generator. */
+  idempotencyKey: false | { header: string; methods: ReadonlySet<string>; generate: (() => string) | undefined };
   /** A key pinned by the per-request field. */
   pinnedKey: string | undefined;
   retryAfter: 'clamp' | 'fail';
@@ -62,10 +63,27 @@ export interface ResolvedOptions {
 /** The plugin-wide settings: per-call defaults plus the shared parts. */
 export interface ResolvedPluginOptions {
   call: ResolvedOptions;
-  budget: false | RetryBudget | { ratio: number; minPerSecond: number; windowMs: number; maxOrigins: number };
-  breaker: false | (Required<Pick<BreakerOptions, 'maxOrigins'>> & BreakerOptions);
+  /** `shared`: one budget for every call; `perOrigin`: the settings of one budget per origin. */
+  budget:
+    | false
+    | { shared: RetryBudgetLike }
+    | { perOrigin: { ratio: number; minPerSecond: number; windowMs: number; maxOrigins: number } };
+  breaker: false | ResolvedBreakerOptions;
   onCircuitStateChange: RetryPluginOptions['onCircuitStateChange'];
   now: () => number;
+}
+
+/** The breaker's settings, every default filled in. */
+export interface ResolvedBreakerOptions {
+  errorThresholdPercentage: number;
+  volumeThreshold: number;
+  resetTimeout: number;
+  maxResetTimeout: number;
+  rollingCountTimeout: number;
+  rollingCountBuckets: number;
+  maxOrigins: number;
+  key: BreakerOptions['key'];
+  shared: BreakerOptions['shared'];
 }
 
 const CALL_FIELDS = new Set([
@@ -86,6 +104,22 @@ const CALL_FIELDS = new Set([
 const PLUGIN_FIELDS = new Set([...CALL_FIELDS, 'budget', 'breaker', 'onCircuitStateChange', 'now']);
 const KEY_FIELDS = new Set(['header', 'methods', 'generate']);
 const BUDGET_FIELDS = new Set(['ratio', 'minPerSecond', 'windowMs', 'maxOrigins']);
+
+/** Header values must survive the wire: 1–255 printable ASCII characters, no CR/LF. */
+export function validateKey(where: string, field: string, key: unknown): string {
+  if (typeof key !== 'string' || key.length === 0 || key.length > 255 || !/^[\x20-\x7e]+$/.test(key)) {
+    throw new TypeError(
+      `axios-resilience: ${where}${field} must be 1-255 printable ASCII characters (no CR, LF or non-ASCII)`,
+    );
+  }
+  return key;
+}
+
+/** A value for an error message; never throws (an object without a prototype has no toString). */
+function shown(value: unknown): string {
+  if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return String(value);
+  return Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+}
 
 function fail(where: string, field: string, problem: string): never {
   throw new TypeError(`axios-resilience: ${where}${field} ${problem}`);
@@ -111,7 +145,7 @@ function own(value: Record<string, unknown>, key: string): unknown {
 function nonNegative(where: string, field: string, value: unknown, fallback: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-    fail(where, field, `must be a finite number >= 0, got ${String(value)}`);
+    fail(where, field, `must be a finite number >= 0, got ${shown(value)}`);
   }
   return value;
 }
@@ -145,12 +179,17 @@ function keyOptions(
     }
     methods = new Set((methodsValue as string[]).map((m) => m.toUpperCase()));
   }
-  const generate = fn(where, 'idempotencyKey.generate', own(value, 'generate'), fallback.generate);
+  const generate = fn<(() => string) | undefined>(
+    where,
+    'idempotencyKey.generate',
+    own(value, 'generate'),
+    fallback.generate,
+  );
   return { header, methods, generate };
 }
 
 const DEFAULTS = {
-  idempotencyKey: { header: 'Idempotency-Key', methods: new Set(['POST', 'PATCH']), generate: generateKey },
+  idempotencyKey: { header: 'Idempotency-Key', methods: new Set(['POST', 'PATCH']), generate: undefined },
 };
 
 function attemptHeader(where: string, value: unknown, fallback: string | false): string | false {
@@ -175,7 +214,7 @@ export function resolveCallOptions(
   const retriesValue = own(input, 'retries');
   const retries = retriesValue === undefined ? (base?.retries ?? 5) : retriesValue;
   if (typeof retries !== 'number' || !Number.isSafeInteger(retries) || retries < 0) {
-    fail(where, 'retries', `must be a whole number >= 0, got ${String(retries)}`);
+    fail(where, 'retries', `must be a whole number >= 0, got ${shown(retries)}`);
   }
   const baseDelayMs = nonNegative(where, 'baseDelayMs', own(input, 'baseDelayMs'), base?.baseDelayMs ?? 500);
   const maxDelayMs = nonNegative(where, 'maxDelayMs', own(input, 'maxDelayMs'), base?.maxDelayMs ?? 30000);
@@ -186,7 +225,7 @@ export function resolveCallOptions(
   }
   const jitter = own(input, 'jitter') ?? base?.jitter ?? 'full';
   if (!JITTERS.includes(jitter as JitterStrategy)) {
-    fail(where, 'jitter', `must be one of ${JITTERS.join(', ')}, got ${String(jitter)}`);
+    fail(where, 'jitter', `must be one of ${JITTERS.join(', ')}, got ${shown(jitter)}`);
   }
 
   const statusValue = own(input, 'statusCodes');
@@ -220,13 +259,13 @@ export function resolveCallOptions(
 
   const retryAfter = own(input, 'retryAfter') ?? base?.retryAfter ?? 'clamp';
   if (retryAfter !== 'clamp' && retryAfter !== 'fail') {
-    fail(where, 'retryAfter', `must be 'clamp' or 'fail', got ${String(retryAfter)}`);
+    fail(where, 'retryAfter', `must be 'clamp' or 'fail', got ${shown(retryAfter)}`);
   }
   const deadlineValue = own(input, 'deadlineMs');
   let deadlineMs = base?.deadlineMs;
   if (deadlineValue !== undefined) {
     if (typeof deadlineValue !== 'number' || !Number.isFinite(deadlineValue) || deadlineValue <= 0) {
-      fail(where, 'deadlineMs', `must be a finite number > 0, got ${String(deadlineValue)}`);
+      fail(where, 'deadlineMs', `must be a finite number > 0, got ${shown(deadlineValue)}`);
     }
     deadlineMs = deadlineValue;
   }
@@ -251,7 +290,9 @@ export function resolveCallOptions(
 
 function resolveBudget(value: unknown): ResolvedPluginOptions['budget'] {
   if (value === false) return false;
-  if (value instanceof RetryBudget) return value;
+  // A shared budget: a RetryBudget, or anything that keeps the same promises.
+  if (value instanceof RetryBudget || typeof (value as RetryBudgetLike | null)?.tryWithdraw === 'function')
+    return { shared: value as RetryBudgetLike };
   const input = value === undefined ? {} : value;
   if (!isPlainObject(input)) fail('', 'budget', 'must be false, a RetryBudget or an options object');
   checkKnown('budget.', input, BUDGET_FIELDS);
@@ -261,38 +302,69 @@ function resolveBudget(value: unknown): ResolvedPluginOptions['budget'] {
   if (typeof maxOrigins !== 'number' || !Number.isSafeInteger(maxOrigins) || maxOrigins < 1) {
     fail('', 'budget.maxOrigins', 'must be a whole number >= 1');
   }
-  return { ...probe.options, maxOrigins };
+  return { perOrigin: { ...probe.options, maxOrigins } };
 }
+
+/**
+ * opossum options the plugin sets itself or cannot honour, and what to use instead. Everything
+ * else unknown is refused too: a misspelt option must not be silently ignored.
+ */
+const BREAKER_REFUSED: Record<string, string> = {
+  timeout: "axios's own `timeout` (per attempt) and `deadlineMs` (per call)",
+  errorFilter: '`statusCodes` and `errorCodes`: only their failures count against the breaker',
+  rotateBucketController: 'nothing: the plugin rotates every breaker on one shared timer',
+  enableSnapshots: 'nothing: snapshots stay off so a thousand origins do not mean a thousand timers',
+  cache: 'a caching layer such as axios-cache-interceptor',
+  coalesce: 'a caching layer such as axios-cache-interceptor',
+  capacity: 'a concurrency limiter in front of axios',
+  name: '`key`',
+  group: '`key`',
+};
+const BREAKER_FIELDS = new Set([
+  'errorThresholdPercentage',
+  'volumeThreshold',
+  'resetTimeout',
+  'maxResetTimeout',
+  'rollingCountTimeout',
+  'rollingCountBuckets',
+  'maxOrigins',
+  'key',
+  'shared',
+]);
 
 function resolveBreaker(value: unknown): ResolvedPluginOptions['breaker'] {
   if (value === false) return false;
   const input = value === undefined ? {} : value;
   if (!isPlainObject(input)) fail('', 'breaker', 'must be false or an options object');
-  const result: BreakerOptions & { maxOrigins: number } = {
-    errorThresholdPercentage: 50,
-    volumeThreshold: 20,
-    resetTimeout: 30000,
-    rollingCountTimeout: 10000,
-    rollingCountBuckets: 10,
-    maxOrigins: 1000,
-  };
   for (const key of Object.keys(input)) {
-    if (key === '__proto__' || key === 'constructor' || key === 'prototype')
-      fail('', `breaker.${key}`, 'is not a known option');
-    result[key] = input[key];
+    if (BREAKER_FIELDS.has(key)) continue;
+    const instead = Object.prototype.hasOwnProperty.call(BREAKER_REFUSED, key) ? BREAKER_REFUSED[key] : undefined;
+    fail('', `breaker.${key}`, instead ? `cannot be set here; use ${instead}` : 'is not a known breaker option');
   }
-  for (const key of [
-    'errorThresholdPercentage',
-    'volumeThreshold',
-    'resetTimeout',
-    'rollingCountTimeout',
-    'rollingCountBuckets',
-  ]) {
-    nonNegative('', `breaker.${key}`, result[key], 0);
-  }
+  const number = (field: string, fallback: number): number =>
+    nonNegative('', `breaker.${field}`, own(input, field), fallback);
+  const result: ResolvedBreakerOptions = {
+    errorThresholdPercentage: number('errorThresholdPercentage', 50),
+    volumeThreshold: number('volumeThreshold', 10),
+    resetTimeout: number('resetTimeout', 2000),
+    maxResetTimeout: 0,
+    rollingCountTimeout: number('rollingCountTimeout', 10000),
+    rollingCountBuckets: number('rollingCountBuckets', 10),
+    maxOrigins: number('maxOrigins', 1000),
+    key: fn<BreakerOptions['key']>('', 'breaker.key', own(input, 'key'), undefined),
+    shared: own(input, 'shared') as BreakerOptions['shared'],
+  };
+  // A first wait above the default cap raises the cap: the wait then stays where the user put it.
+  result.maxResetTimeout = number('maxResetTimeout', Math.max(60000, result.resetTimeout));
+  if (result.maxResetTimeout > MAX_TIMER_MS) fail('', 'breaker.maxResetTimeout', `must be at most ${MAX_TIMER_MS}`);
+  if (result.resetTimeout > result.maxResetTimeout)
+    fail('', 'breaker.resetTimeout', `(${result.resetTimeout}) must not be above maxResetTimeout (${result.maxResetTimeout})`);
   if (!Number.isSafeInteger(result.maxOrigins) || result.maxOrigins < 1)
     fail('', 'breaker.maxOrigins', 'must be a whole number >= 1');
-  if ((result.rollingCountBuckets ?? 10) < 1) fail('', 'breaker.rollingCountBuckets', 'must be at least 1');
+  if (result.rollingCountBuckets < 1) fail('', 'breaker.rollingCountBuckets', 'must be at least 1');
+  const shared = result.shared as unknown;
+  if (shared !== undefined && (shared === null || typeof (shared as { announce?: unknown }).announce !== 'function'))
+    fail('', 'breaker.shared', 'must be a BreakerSync (e.g. redisBreakerSync(client))');
   return result;
 }
 

@@ -3,7 +3,9 @@
  * The parser only reads the header; what to do with a `0` or a value past the cap is the engine's.
  */
 
-const DELAY_SECONDS = /^\d+$/;
+// delay-seconds is an integer in RFC 9110, but servers send `1.5` and undici, axios-retry and
+// retry-axios all read it; a unit (`1.5s`), a sign or an exponent is still not a delay.
+const DELAY_SECONDS = /^\d+(?:\.\d+)?$/;
 const MONTHS: Record<string, number> = {
   jan: 0,
   feb: 1,
@@ -64,7 +66,7 @@ export function parseHttpDate(value: string, nowMs: number = Date.now()): number
 /**
  * The wait a `Retry-After` value asks for, in whole milliseconds: `0` for `"0"` and for a date in
  * the past, `undefined` when the value is absent or not a valid delay-seconds or HTTP-date
- * (negative, fractional, hex, exponent, junk). Never NaN, never negative; an absurdly large value
+ * (negative, hex, exponent, a unit, junk); decimal seconds are read (`'1.5'` is 1500). Never NaN, never negative; an absurdly large value
  * is capped at `Number.MAX_SAFE_INTEGER` (the engine clamps it to `maxDelayMs` anyway).
  */
 export function parseRetryAfter(value: string | undefined, nowMs: number = Date.now()): number | undefined {
@@ -72,7 +74,7 @@ export function parseRetryAfter(value: string | undefined, nowMs: number = Date.
   const text = value.trim();
   if (text === '') return undefined;
   if (DELAY_SECONDS.test(text)) {
-    return Math.min(Number(text) * 1000, Number.MAX_SAFE_INTEGER);
+    return Math.min(Math.round(Number(text) * 1000), Number.MAX_SAFE_INTEGER);
   }
   const at = parseHttpDate(text, nowMs);
   if (at === undefined) return undefined;

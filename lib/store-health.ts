@@ -1,5 +1,4 @@
-/** A shared store (Redis) going away or coming back, as told to `onStoreEvent`. */
-export type StoreEvent = { type: 'store-down'; error: unknown } | { type: 'store-up' };
+import type { StoreEvent } from './types';
 
 /** How long a store that failed is left alone before it is asked again, in ms. */
 const RETRY_AFTER_MS = 1000;

@@ -1,6 +1,8 @@
+/**
+ * The public vocabulary: every type a user can name. It imports nothing from the engine, so the
+ * engine's modules can all depend on it without a cycle.
+ */
 import type { AxiosError, InternalAxiosRequestConfig } from 'axios';
-import type { BreakerSync } from './breaker';
-import type { RetryBudget } from './budget';
 
 /** How the wait before a retry is computed when the server does not say. */
 export type JitterStrategy = 'full' | 'equal' | 'decorrelated' | 'none';
@@ -14,7 +16,8 @@ export type StopReason =
   | 'deadline'
   | 'aborted'
   | 'non-idempotent'
-  | 'circuit-open';
+  | 'circuit-open'
+  | 'hook-failed';
 
 /** What the plugin did for one logical call; found on `response.config` and `error.config`. */
 export interface RetryState {
@@ -26,6 +29,8 @@ export interface RetryState {
   idempotencyKey?: string;
   /** Present on failure only: why the plugin stopped. */
   stopReason?: StopReason;
+  /** With `stopReason: 'hook-failed'`: what `onRetry` threw (or rejected with). */
+  hookError?: unknown;
 }
 
 /** Handed to `onRetry` before each wait. */
@@ -83,27 +88,34 @@ export interface IdempotencyKeyOptions {
 }
 
 /**
- * The circuit breaker options. Everything here passes through to opossum; the plugin sets
- * `timeout: false` (axios owns timeouts), its own `errorFilter`, a shared `rotateBucketController`
- * and `enableSnapshots: false`, which cannot be overridden.
+ * The circuit breaker options. The breaker counts each logical call's outcome (after its retries
+ * and the budget), never single attempts, so a blip that retries absorb never opens it. Only the
+ * options below are honoured; any other name (opossum's `timeout`, `errorFilter`, `cache`, …) is
+ * refused with a `TypeError`, because the plugin owns what they would change.
  */
 export interface BreakerOptions {
   /**
-   * Failure percentage over the rolling window above which the breaker opens.
+   * Failure percentage of calls over the rolling window above which the breaker opens.
    * @default 50
    */
   errorThresholdPercentage?: number;
   /**
-   * Attempts that must be seen in the rolling window before the breaker may open. The default is
-   * larger than the 6 attempts of one call, so a single unlucky call never opens it.
-   * @default 20
+   * Calls that must have been made in the rolling window before the breaker may open.
+   * @default 10
    */
   volumeThreshold?: number;
   /**
-   * How long the breaker stays open before letting one probe through (half-open), in ms.
-   * @default 30000
+   * The first open-state wait before one probe call goes through (half-open), in ms. Each failed
+   * probe doubles the wait up to `maxResetTimeout`; a success resets it. Every wait is jittered by
+   * ±25 % so a fleet does not probe in step.
+   * @default 2000
    */
   resetTimeout?: number;
+  /**
+   * The longest open-state wait, in ms.
+   * @default 60000
+   */
+  maxResetTimeout?: number;
   /**
    * Length of the rolling statistics window, in ms.
    * @default 10000
@@ -115,18 +127,119 @@ export interface BreakerOptions {
    */
   rollingCountBuckets?: number;
   /**
-   * Most breakers kept at once (one per origin); the least recently used is shut down past it.
+   * Most breakers kept at once (one per key); the least recently used is shut down past it.
    * @default 1000
    */
   maxOrigins?: number;
+  /**
+   * Which breaker guards a call. Calls with the same key share a breaker; return, say,
+   * `` `${origin}/slow` `` for one slow route so its timeouts do not block the rest of the origin.
+   * `origin` is `scheme://host:port`.
+   * @default the call's origin
+   */
+  key?: (config: InternalAxiosRequestConfig, origin: string) => string;
   /**
    * Shares breaker state with other processes (e.g. `redisBreakerSync(client)` from
    * `axios-resilience/redis`): an open breaker anywhere opens it everywhere, one probe per fleet.
    * @default undefined (this process only)
    */
   shared?: BreakerSync;
-  /** Any other opossum option. */
-  [opossumOption: string]: unknown;
+}
+
+/**
+ * Shares breaker state between processes (see `axios-resilience/redis`): when one process's breaker
+ * for an origin opens or closes, the others follow, and a half-open probe is one per fleet.
+ */
+export interface BreakerSync {
+  /**
+   * Starts listening; `apply` is called for every state another process announces, with the
+   * open-state wait that process chose (when it said).
+   */
+  start(apply: (origin: string, state: 'open' | 'closed', resetTimeoutMs?: number) => void): void;
+  /** Announces a local open (for `resetTimeoutMs`) or close. Must not throw or reject. */
+  announce(origin: string, state: 'open' | 'closed', resetTimeoutMs: number): void;
+  /** Claims the one half-open probe for `origin`; resolves `true` when the store cannot be reached. */
+  acquireProbe(origin: string, ttlMs: number): Promise<boolean>;
+  /** Stops listening. */
+  close(): Promise<void>;
+}
+
+/**
+ * The breaker `plugin.breaker(url)` hands out: an opossum `CircuitBreaker`, typed by the part a
+ * user needs (state, rolling stats, events), so the package's types do not depend on opossum's.
+ */
+export interface CircuitBreakerView {
+  /** The breaker's key: the origin, `scheme://host:port`, unless `breaker.key` says otherwise. */
+  readonly name: string;
+  readonly opened: boolean;
+  readonly halfOpen: boolean;
+  readonly closed: boolean;
+  /** `true` once the plugin closed or evicted it (past `maxOrigins`); it is then unused. */
+  readonly isShutdown: boolean;
+  /** opossum's rolling-window counts, of calls (`fires`), failed calls, refused calls (`rejects`), … */
+  readonly stats: { fires: number; failures: number; successes: number; rejects: number; [count: string]: unknown };
+  /** opossum's events: `open`, `halfOpen`, `close`, `fire`, `success`, `failure`, `reject`, `shutdown`, … */
+  on(event: string, listener: (...args: unknown[]) => void): unknown;
+  removeListener(event: string, listener: (...args: unknown[]) => void): unknown;
+  /** Forces the breaker open (for maintenance windows); it half-opens after the open-state wait. */
+  open(): void;
+  /** Forces the breaker closed. */
+  close(): void;
+}
+
+/** A shared store (Redis) going away or coming back, as told to `onStoreEvent`. */
+export type StoreEvent = { type: 'store-down'; error: unknown } | { type: 'store-up' };
+
+/** The settings a budget store needs to decide a grant the way the local bucket would. */
+export interface BudgetSettings {
+  ratio: number;
+  minPerSecond: number;
+  windowMs: number;
+}
+
+/**
+ * Where a budget's counts are kept when they are shared between processes (see
+ * `axios-resilience/redis`). The in-memory ring stays the fast path: first attempts are counted
+ * locally and handed to the store in batches; only a retry waits for the store's answer.
+ */
+export interface BudgetStore {
+  /** Adds `count` first attempts (a batch) to the shared counts. */
+  deposit(count: number, settings: BudgetSettings): Promise<void>;
+  /** Grants one retry atomically against the shared counts, or refuses it. */
+  withdraw(settings: BudgetSettings): Promise<boolean>;
+  /** Gives back a granted retry that was never sent (the call was aborted during its wait). */
+  refund?(settings: BudgetSettings): Promise<void>;
+  /** `false` when the store knows it cannot answer now (disconnected), so the budget need not wait. */
+  ready?(): boolean;
+}
+
+/** What a budget has done, for dashboards and logs. */
+export interface RetryBudgetState {
+  /** Whole retries it would grant right now. */
+  available: number;
+  /** First attempts counted in the current window. */
+  requests: number;
+  /** Retries granted in the current window. */
+  retries: number;
+  /** Retries granted since it was made (less those given back unsent). */
+  granted: number;
+  /** Retries refused since it was made. */
+  refused: number;
+  /** `'shared'` while a store answers, `'local'` without a store or while it is down. */
+  mode: 'local' | 'shared';
+}
+
+/** What the engine needs of a budget: `RetryBudget` is the one implementation. */
+export interface RetryBudgetLike {
+  /** Counts a first attempt. */
+  deposit(): void;
+  /** Takes one retry; `false` when the budget is spent. */
+  tryWithdraw(): boolean | Promise<boolean>;
+  /** Gives back a retry that was granted but not sent. */
+  refund(): void;
+  state(): RetryBudgetState;
+  /** Hands batched counts to a shared store now. */
+  flush(): Promise<void>;
 }
 
 /** Options for `retryPlugin()`; every field is optional. */
@@ -154,7 +267,7 @@ export interface RetryPluginOptions {
   /**
    * Statuses that may be retried. 409 is retried in addition, but only on a call that carries an
    * Idempotency-Key.
-   * @default [429, 502, 503, 504]
+   * @default [408, 429, 502, 503, 504]
    */
   statusCodes?: readonly number[];
   /**
@@ -178,25 +291,32 @@ export interface RetryPluginOptions {
    * between every call of this plugin (or of several plugins), or `false` for none.
    * @default { ratio: 0.1, minPerSecond: 10, windowMs: 10000 }
    */
-  budget?: false | RetryBudget | { ratio?: number; minPerSecond?: number; windowMs?: number; maxOrigins?: number };
+  budget?: false | RetryBudgetLike | { ratio?: number; minPerSecond?: number; windowMs?: number; maxOrigins?: number };
   /**
-   * The per-origin circuit breaker: opossum options, or `false` for none.
-   * @default { errorThresholdPercentage: 50, volumeThreshold: 20, resetTimeout: 30000, rollingCountTimeout: 10000 }
+   * The per-origin circuit breaker (opossum, counting calls), or `false` for none.
+   * @default { errorThresholdPercentage: 50, volumeThreshold: 10, resetTimeout: 2000, maxResetTimeout: 60000, rollingCountTimeout: 10000 }
    */
   breaker?: false | BreakerOptions;
   /**
-   * Bound on the whole call, in ms since it began: no wait is scheduled that would end past it.
+   * Bound on the whole call, in ms since it began: an attempt in flight is ended at the deadline
+   * (each attempt's timeout is the smaller of axios's `timeout` and the time left), and no wait is
+   * scheduled that would end past it. Stop reason `'deadline'`.
    * @default undefined (no deadline)
    */
   deadlineMs?: number;
   /**
    * Called before each wait. May change `event.config.headers` (a refreshed token, say); a
-   * returned promise is awaited before the wait starts. If it throws, the call rejects with that.
+   * returned promise is awaited before the wait starts, but an abort or `plugin.close()` ends the
+   * call at once whatever the hook is doing. If it throws or rejects, the call fails with its last
+   * `AxiosError` (stop reason `'hook-failed'`, the hook's error on `retryState.hookError`), no
+   * retry is sent and no budget is spent.
    * @default undefined
    */
   onRetry?: (event: RetryEvent) => void | Promise<void>;
   /**
-   * Called once when a call the plugin handled fails for good (any stop reason).
+   * Called exactly once when a call the plugin handled fails for good (any stop reason, a call
+   * cancelled before it was sent included). What it throws is swallowed: the caller still gets
+   * the call's own error.
    * @default undefined
    */
   onGiveUp?: (event: GiveUpEvent) => void;

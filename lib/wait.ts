@@ -13,29 +13,44 @@ export function cancellation(config: InternalAxiosRequestConfig): CanceledError<
   return undefined;
 }
 
+/** How a wait or a hook ended: in time, failed (the hook threw), or cut short. */
+export type Ended = { how: 'done' } | { how: 'failed'; error: unknown } | { how: WaitEnd };
+
 /**
- * Waits `ms`, ending early when the call is cancelled (signal or CancelToken) or the plugin is
- * closed. Resolves with how it ended; the timer and every listener are removed either way.
+ * Waits for `work` — a number of ms, or a hook's promise — ending early when the call is cancelled
+ * (signal or CancelToken) or the plugin is closed. The timer and every listener are removed
+ * however it ends; a hook cut short keeps running, but nothing waits for it any more.
  */
-export function wait(
-  ms: number,
+export function interruptible(
+  work: number | Promise<unknown>,
   config: InternalAxiosRequestConfig,
   closers: Set<() => void>,
-): Promise<'elapsed' | WaitEnd> {
+): Promise<Ended> {
   return new Promise((resolve) => {
     const signal = config.signal as AbortSignal | undefined;
     const token = config.cancelToken;
-    const finish = (how: 'elapsed' | WaitEnd): void => {
-      clearTimeout(timer);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let settled = false;
+    const finish = (ended: Ended): void => {
+      if (settled) return;
+      settled = true;
+      if (timer !== undefined) clearTimeout(timer);
       signal?.removeEventListener?.('abort', onAbort);
       token?.unsubscribe(onAbort);
       closers.delete(onClose);
-      resolve(how);
+      resolve(ended);
     };
-    const onAbort = (): void => finish('aborted');
-    const onClose = (): void => finish('closed');
-    // Not unref'd: a pending retry is work the caller is waiting for, like an open socket.
-    const timer = setTimeout(finish, ms, 'elapsed');
+    const onAbort = (): void => finish({ how: 'aborted' });
+    const onClose = (): void => finish({ how: 'closed' });
+    if (typeof work === 'number') {
+      // Not unref'd: a pending retry is work the caller is waiting for, like an open socket.
+      timer = setTimeout(finish, work, { how: 'done' });
+    } else {
+      work.then(
+        () => finish({ how: 'done' }),
+        (error: unknown) => finish({ how: 'failed', error }),
+      );
+    }
     signal?.addEventListener?.('abort', onAbort);
     token?.subscribe(onAbort);
     closers.add(onClose);

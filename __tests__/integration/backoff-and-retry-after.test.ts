@@ -113,7 +113,23 @@ describe('Retry-After', () => {
     expect(error.config?.retryState).toEqual({ attempts: 1, delaysMs: [], stopReason: 'retry-after-too-long' });
   });
 
-  test.each(['0', 'Thu, 01 Jan 1970 00:00:00 GMT', 'garbage', '-1', '2.5', ''])(
+  test('Retry-After: 1.5 waits 1500 ms (decimal seconds)', async () => {
+    fake();
+    const seen = script(API, 'get', '/r', [[503, { 'Retry-After': '1.5' }], 200]);
+    const events: RetryEvent[] = [];
+    const { http } = client({ onRetry: (e) => void events.push(e) });
+    const call = http.get(`${API}/r`);
+    await until(() => events.length === 1);
+    await jest.advanceTimersByTimeAsync(1499);
+    expect(seen).toHaveLength(1);
+    await jest.advanceTimersByTimeAsync(1);
+    const response = await call;
+    expect(seen).toHaveLength(2);
+    expect(response.config.retryState?.delaysMs).toEqual([1500]);
+    expect(events[0]?.delaySource).toBe('retry-after');
+  });
+
+  test.each(['0', 'Thu, 01 Jan 1970 00:00:00 GMT', 'garbage', '-1', '1.5s', ''])(
     'Retry-After %p falls back to the jittered backoff',
     async (value) => {
       script(API, 'get', '/r', [[503, { 'Retry-After': value }], 200]);

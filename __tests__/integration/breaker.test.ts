@@ -3,7 +3,7 @@ import type { AxiosError, AxiosResponse, InternalAxiosRequestConfig } from 'axio
 import nock from 'nock';
 import { CircuitOpenError, retryPlugin } from '../../lib';
 import type { CircuitStateChange, RetryPluginOptions } from '../../lib';
-import { fake, rejection } from '../helpers';
+import { fake, rejection, until } from '../helpers';
 import { script, useNock } from '../nock-helpers';
 
 const A = 'http://a.test';
@@ -21,6 +21,8 @@ function setup(options: RetryPluginOptions = {}) {
     retries: 0,
     budget: false,
     breaker: { volumeThreshold: 5, resetTimeout: 30_000 },
+    // 0.5: the open-state wait is exactly resetTimeout (its ±25 % jitter at the middle).
+    random: () => 0.5,
     onCircuitStateChange: (change) => void changes.push(change),
     ...options,
   });
@@ -49,14 +51,21 @@ test('opens after the threshold; while open calls fail with CircuitOpenError and
   await plugin.close();
 });
 
-test('a retry loop that meets an open breaker stops there, with the last real error as cause', async () => {
+test('a call waiting to retry when other calls open the breaker stops there, with the last real error as cause', async () => {
+  fake();
   const seen = script(A, 'get', '/r', [503]);
-  const { plugin, client } = setup({ retries: 10, random: () => 0 });
-  const error = (await rejection(client.get(`${A}/r`))) as unknown as CircuitOpenError;
+  const { plugin, client } = setup();
+  const waiting = rejection(client.get(`${A}/r`, { retry: { retries: 10, baseDelayMs: 1000 } }));
+  await until(() => seen.length === 1);
+  // The waiting call is one of the five calls the volume threshold counts; four more failures open it.
+  for (let i = 0; i < 4; i++) await rejection(client.get(`${A}/r`));
+  expect(plugin.breaker(A)?.opened).toBe(true);
+  await jest.advanceTimersByTimeAsync(1000);
+  const error = (await waiting) as unknown as CircuitOpenError;
   expect(error).toBeInstanceOf(CircuitOpenError);
   expect(seen).toHaveLength(5);
   expect((error.cause as AxiosError).response?.status).toBe(503);
-  expect(error.config?.retryState).toMatchObject({ attempts: 5, stopReason: 'circuit-open' });
+  expect(error.config?.retryState).toMatchObject({ attempts: 1, stopReason: 'circuit-open' });
   await plugin.close();
 });
 
@@ -123,7 +132,7 @@ test('the default breaker needs its volume threshold: a few failing calls of a q
   const plugin = retryPlugin({ budget: false, random: () => 0 });
   const client = axios.create();
   plugin.install(client);
-  // Three calls × 6 attempts = 18 failures, under the default volumeThreshold of 20.
+  // Three failed calls (18 failed attempts) stay under the default volumeThreshold of 10 calls.
   for (let i = 0; i < 3; i++) {
     const error = (await rejection(client.get(`${A}/r`))) as unknown as AxiosError;
     expect(error.config?.retryState?.stopReason).toBe('retries-exhausted');

@@ -98,15 +98,17 @@ describe('once per logical call', () => {
     expect(seen.map((s) => s.headers.authorization)).toEqual(['Bearer t0', 'Bearer t1', 'Bearer t2']);
   });
 
-  test('an onRetry that throws fails the call with its error and sends nothing more', async () => {
+  test('an onRetry that throws fails the call with its own last error (hook-failed) and sends nothing more', async () => {
     const seen = script(API, 'get', '/r', [503, 200]);
+    const hookError = new Error('hook broke');
     const { http } = client({
       onRetry: () => {
-        throw new Error('hook broke');
+        throw hookError;
       },
     });
-    const error = await rejection(http.get(`${API}/r`));
-    expect(error.message).toBe('hook broke');
+    const error = (await rejection(http.get(`${API}/r`))) as unknown as AxiosError;
+    expect(error.response?.status).toBe(503);
+    expect(error.config?.retryState).toMatchObject({ attempts: 1, delaysMs: [], stopReason: 'hook-failed', hookError });
     expect(seen).toHaveLength(1);
   });
 

@@ -170,7 +170,7 @@ function expectValidCall(o: ResolvedOptions): void {
   for (const c of o.errorCodes) expect(typeof c).toBe('string');
   if (o.idempotencyKey !== false) {
     expect(o.idempotencyKey.header).toMatch(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/);
-    expect(typeof o.idempotencyKey.generate).toBe('function');
+    expect(['function', 'undefined']).toContain(typeof o.idempotencyKey.generate); // undefined: the built-in uuid
     for (const m of o.idempotencyKey.methods) expect(m).toBe(m.toUpperCase());
   }
   expect(['clamp', 'fail']).toContain(o.retryAfter);
@@ -206,9 +206,10 @@ test('retryPlugin options: a valid result or a TypeError naming the field', () =
       valid++;
       expectValidCall(resolved.call);
       const { budget, breaker } = resolved;
-      if (budget !== false && !(budget instanceof RetryBudget)) {
-        expect(Number.isSafeInteger(budget.maxOrigins) && budget.maxOrigins >= 1).toBe(true);
-        expect(budget.windowMs > 0 && budget.ratio >= 0 && budget.minPerSecond >= 0).toBe(true);
+      if (budget !== false && 'perOrigin' in budget) {
+        const perOrigin = budget.perOrigin;
+        expect(Number.isSafeInteger(perOrigin.maxOrigins) && perOrigin.maxOrigins >= 1).toBe(true);
+        expect(perOrigin.windowMs > 0 && perOrigin.ratio >= 0 && perOrigin.minPerSecond >= 0).toBe(true);
       }
       if (breaker !== false) expect(Number.isSafeInteger(breaker.maxOrigins) && breaker.maxOrigins >= 1).toBe(true);
       expect(typeof resolved.now).toBe('function');

@@ -44,12 +44,13 @@ test('any value: undefined or a whole number of ms, >= 0, never NaN or Infinity'
   );
 });
 
-test('delay-seconds: exactly the digits times 1000 (capped at MAX_SAFE_INTEGER); anything else with a sign, dot or exponent is invalid', () => {
+test('delay-seconds: the digits times 1000 (capped at MAX_SAFE_INTEGER), decimals rounded to a ms; anything with a sign, unit or exponent is invalid', () => {
   fc.assert(
     fc.property(fc.stringMatching(/^\d{1,30}$/), (digits) => {
       expect(parseRetryAfter(digits)).toBe(Math.min(Number(digits) * 1000, Number.MAX_SAFE_INTEGER));
       expect(parseRetryAfter(` ${digits}\t`)).toBe(parseRetryAfter(digits));
-      for (const bad of [`-${digits}`, `+${digits}`, `${digits}.5`, `${digits}e1`, `0x${digits}`]) {
+      expect(parseRetryAfter(`${digits}.5`)).toBe(Math.min(Math.round(Number(`${digits}.5`) * 1000), Number.MAX_SAFE_INTEGER));
+      for (const bad of [`-${digits}`, `+${digits}`, `${digits}.5s`, `${digits}e1`, `0x${digits}`, `${digits}.`]) {
         expect(parseRetryAfter(bad)).toBeUndefined();
       }
     }),

@@ -1,6 +1,5 @@
-import type { BreakerSync } from '../breaker';
 import { StoreHealth, warnOnce } from '../store-health';
-import type { StoreEvent } from '../store-health';
+import type { BreakerSync, StoreEvent } from '../types';
 import type { RedisClient, RedisSubscriber } from './client';
 
 export interface RedisBreakerSyncOptions {
@@ -25,6 +24,8 @@ interface Announcement {
   origin: string;
   state: 'open' | 'closed';
   from: string;
+  /** The open-state wait the announcing process chose, so the fleet backs off together. */
+  waitMs?: number;
 }
 
 /**
@@ -67,7 +68,8 @@ export function redisBreakerSync(client: RedisClient, options: RedisBreakerSyncO
           return;
         }
         if (note.from === self || typeof note.origin !== 'string') return;
-        if (note.state === 'open' || note.state === 'closed') apply(note.origin, note.state);
+        const waitMs = typeof note.waitMs === 'number' && note.waitMs > 0 ? note.waitMs : undefined;
+        if (note.state === 'open' || note.state === 'closed') apply(note.origin, note.state, waitMs);
       });
       // A client without an offline queue refuses commands until it is connected; ioredis
       // re-subscribes by itself after any later reconnect.
@@ -77,7 +79,7 @@ export function redisBreakerSync(client: RedisClient, options: RedisBreakerSyncO
       else current.once('ready', subscribe);
     },
     announce(origin, state, resetTimeoutMs) {
-      const note = JSON.stringify({ origin, state, from: self } satisfies Announcement);
+      const note = JSON.stringify({ origin, state, from: self, waitMs: resetTimeoutMs } satisfies Announcement);
       void guarded(async () => {
         if (state === 'open') await client.set(`${prefix}open:${origin}`, self, 'PX', Math.max(1, resetTimeoutMs));
         else await client.del(`${prefix}open:${origin}`);

@@ -1,5 +1,5 @@
 import { BUDGET_SLOTS } from '../budget';
-import type { BudgetSettings, BudgetStore } from '../budget';
+import type { BudgetSettings, BudgetStore } from '../types';
 import { Script } from './client';
 import type { RedisClient } from './client';
 
@@ -41,6 +41,16 @@ if tonumber(ARGV[4]) * deposits + tonumber(ARGV[5]) - retries + 1e-9 >= 1 then
 end
 return 0`;
 
+// Gives back one grant that was never sent: from the newest slot of the window that holds one.
+const REFUND = `${PRELUDE}
+for s = slot, slot - slots + 1, -1 do
+  if (tonumber(redis.call('HGET', KEYS[1], 'w' .. s)) or 0) > 0 then
+    redis.call('HINCRBY', KEYS[1], 'w' .. s, -1)
+    return 1
+  end
+end
+return 0`;
+
 export interface RedisBudgetStoreOptions {
   /**
    * Prefix of the Redis key; every process that should share a budget uses the same one.
@@ -58,6 +68,7 @@ export function redisBudgetStore(client: RedisClient, options: RedisBudgetStoreO
   const key = `${options.prefix ?? 'axios-resilience:'}budget`;
   const deposit = new Script(client, DEPOSIT);
   const withdraw = new Script(client, WITHDRAW);
+  const refund = new Script(client, REFUND);
   const common = (settings: BudgetSettings) => {
     const slotMs = Math.max(1, Math.floor(settings.windowMs / BUDGET_SLOTS));
     return [slotMs, BUDGET_SLOTS, slotMs * BUDGET_SLOTS * 2];
@@ -69,6 +80,9 @@ export function redisBudgetStore(client: RedisClient, options: RedisBudgetStoreO
     async withdraw(settings) {
       const floor = (settings.minPerSecond * settings.windowMs) / 1000;
       return (await withdraw.run([key], [...common(settings), settings.ratio, floor])) === 1;
+    },
+    async refund(settings) {
+      await refund.run([key], common(settings));
     },
     ready: () => client.status === undefined || client.status === 'ready',
   };

@@ -8,6 +8,4 @@ export type { RedisBudgetStoreOptions } from './budget-store';
 export { redisBreakerSync } from './breaker-sync';
 export type { RedisBreakerSyncOptions } from './breaker-sync';
 export type { RedisClient, RedisSubscriber } from './client';
-export type { BudgetStore, BudgetSettings } from '../budget';
-export type { BreakerSync } from '../breaker';
-export type { StoreEvent } from '../store-health';
+export type { BudgetStore, BudgetSettings, BreakerSync, StoreEvent } from '../types';
