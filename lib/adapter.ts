@@ -338,7 +338,10 @@ class AttemptLoop implements GuardedCall {
 
   private stop(stopReason: StopReason, error: unknown): never {
     this.call.state.stopReason = stopReason;
-    throw error;
+    // A custom adapter's bare failure carries no config: the caller gets an AxiosError with one
+    // (the failure as its cause), so `error.config.retryState` and onGiveUp reach it too.
+    if (error !== null && typeof error === 'object' && 'config' in error) throw error;
+    throw AxiosError.from(error instanceof Error ? error : new Error(String(error)), undefined, this.config);
   }
 
   private circuitOpen(): never {

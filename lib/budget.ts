@@ -17,8 +17,6 @@ import type { BudgetStore, RetryBudgetLike, RetryBudgetState, StoreEvent } from 
 export const BUDGET_SLOTS = 10;
 const SLOTS = BUDGET_SLOTS;
 
-
-
 /** Options of `new RetryBudget()`; every field is optional. */
 export interface RetryBudgetOptions {
   /**
@@ -65,7 +63,6 @@ export interface RetryBudgetOptions {
    */
   onStoreEvent?: (event: StoreEvent) => void;
 }
-
 
 function check(field: string, value: unknown, fallback: number, positive: boolean): number {
   if (value === undefined) return fallback;

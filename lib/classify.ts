@@ -7,7 +7,8 @@ import type { StopReason } from './types';
  *
  * | failure                                   | GET, HEAD, OPTIONS, PUT, DELETE, TRACE | POST, PATCH with a key | POST, PATCH without |
  * |-------------------------------------------|-----------------------------------------|------------------------|---------------------|
- * | status in `statusCodes` (408 429 502 503 504) | retry                               | retry                  | stop: non-idempotent |
+ * | 408 (in `statusCodes` by default)         | retry                                   | retry                  | retry (not processed) |
+ * | status in `statusCodes` (429 502 503 504) | retry                                   | retry                  | stop: non-idempotent |
  * | 409                                       | retry if the call carries a key         | retry                  | stop: not-retryable |
  * | other status (400 401 403 404 422 …)      | stop: not-retryable                     | stop: not-retryable    | stop: not-retryable |
  * | ECONNREFUSED, ENOTFOUND, EAI_AGAIN        | retry                                   | retry                  | retry (never sent)  |
@@ -20,6 +21,9 @@ import type { StopReason } from './types';
 
 /** Methods whose repetition leaves the server as one request would (RFC 9110 §9.2.2). */
 const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE', 'TRACE']);
+
+/** 408: the server closed before it had the whole request, so it did nothing (RFC 9110 §15.5.9). */
+const REQUEST_TIMEOUT = 408;
 
 /** Failures that prove the request never reached the server, so a retry is safe for any method. */
 const NEVER_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
@@ -131,6 +135,7 @@ export function classify(facts: AttemptFacts, options: Pick<ResolvedOptions, 'st
     reason = String(status);
     const retryable = options.statusCodes.has(status) || (status === 409 && hasKey);
     if (!retryable) return { retry: false, stopReason: 'not-retryable', reason };
+    neverSent = status === REQUEST_TIMEOUT;
   } else {
     const transport = transportFailure(error, options.errorCodes);
     if (transport === undefined) {

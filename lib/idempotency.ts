@@ -53,9 +53,7 @@ export function attachKey(
   }
   // The built-in generator's uuids need no check; a user's generator might return anything.
   const key =
-    settings.generate === undefined
-      ? generateKey()
-      : validateKey('', 'idempotencyKey.generate()', settings.generate());
+    settings.generate === undefined ? generateKey() : validateKey('', 'idempotencyKey.generate()', settings.generate());
   headers.set(header, key);
   return { key, generated: true };
 }

@@ -358,7 +358,11 @@ function resolveBreaker(value: unknown): ResolvedPluginOptions['breaker'] {
   result.maxResetTimeout = number('maxResetTimeout', Math.max(60000, result.resetTimeout));
   if (result.maxResetTimeout > MAX_TIMER_MS) fail('', 'breaker.maxResetTimeout', `must be at most ${MAX_TIMER_MS}`);
   if (result.resetTimeout > result.maxResetTimeout)
-    fail('', 'breaker.resetTimeout', `(${result.resetTimeout}) must not be above maxResetTimeout (${result.maxResetTimeout})`);
+    fail(
+      '',
+      'breaker.resetTimeout',
+      `(${result.resetTimeout}) must not be above maxResetTimeout (${result.maxResetTimeout})`,
+    );
   if (!Number.isSafeInteger(result.maxOrigins) || result.maxOrigins < 1)
     fail('', 'breaker.maxOrigins', 'must be a whole number >= 1');
   if (result.rollingCountBuckets < 1) fail('', 'breaker.rollingCountBuckets', 'must be at least 1');

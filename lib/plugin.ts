@@ -89,7 +89,9 @@ function sharedParts(resolved: ResolvedPluginOptions): {
         : (config, origin) => {
             const chosen = key(config, origin);
             if (typeof chosen !== 'string' || chosen === '') {
-              throw new TypeError(`axios-resilience: breaker.key() must return a non-empty string, got ${String(chosen)}`);
+              throw new TypeError(
+                `axios-resilience: breaker.key() must return a non-empty string, got ${String(chosen)}`,
+              );
             }
             return chosen;
           },
