@@ -66,12 +66,13 @@ describe('npm run demo', () => {
     expect(s.calls.map((c) => c.stopReason ?? 'ok')).toEqual([
       'budget-exhausted',
       'budget-exhausted',
+      'budget-exhausted',
       'circuit-open',
       'circuit-open',
       'ok',
     ]);
-    expect(s.calls.map((c) => c.attempts)).toEqual([3, 1, 1, 0, 1]);
-    expect(s.calls[3]!.circuitOpen).toBe(true);
+    expect(s.calls.map((c) => c.attempts)).toEqual([3, 1, 1, 0, 0, 1]);
+    expect(s.calls[4]!.circuitOpen).toBe(true);
     expect(s.facts).toEqual({ sentDuringOutage: 5 });
     expect(s.serverRequests).toBe(6);
   });

@@ -486,42 +486,42 @@ const SCENARIOS: Scenario[] = [
     name: 'outage: budget and breaker',
     intro: (o) =>
       'GET /outage answers 503 to everything. Budget: 2 retries + 10 % of first attempts; breaker: opens at ' +
-      `>= 50 % failures once 5 attempts are seen, resetTimeout ${o.resetTimeoutMs} ms. Four calls, then the ` +
-      'server recovers and one more.',
+      `> 50 % failed calls once 3 calls are seen, first open wait ${o.resetTimeoutMs} ms (±25 %). Five calls, ` +
+      'then the server recovers and one more.',
     async run({ server, printer, options }) {
       // A budget of 2 retries however quiet the client (0.2/s over 10 s) plus 10 % of first attempts,
-      // and a breaker that may open from the 5th attempt on: small enough to see both within 5 calls.
+      // and a breaker that counts calls and may open from the 3rd: small enough to see both within 5 calls.
       const r = recorder(printer, server.url, {
         baseDelayMs: options.baseDelayMs,
         maxDelayMs: options.maxDelayMs,
         budget: { ratio: 0.1, minPerSecond: 0.2, windowMs: 10_000 },
-        breaker: { volumeThreshold: 5, errorThresholdPercentage: 50, resetTimeout: options.resetTimeoutMs },
+        breaker: { volumeThreshold: 3, errorThresholdPercentage: 50, resetTimeout: options.resetTimeoutMs },
       });
+      // The first open wait is jittered by ±25 %.
+      const openWaitMs = Math.ceil(options.resetTimeoutMs * 1.25);
       server.down = true;
       const calls: CallRecord[] = [];
-      for (let i = 0; i < 4; i++) calls.push(await r.call((http) => http.get('/outage')));
+      for (let i = 0; i < 5; i++) calls.push(await r.call((http) => http.get('/outage')));
       const sentDuringOutage = server.seen.filter((s) => s.path === '/outage').length;
       server.down = false;
       printer.line(
-        printer.dim(`            (server is back; waiting the breaker's resetTimeout of ${options.resetTimeoutMs} ms)`),
+        printer.dim(`            (server is back; waiting out the breaker's open wait, at most ${openWaitMs} ms)`),
       );
-      printer.progress(
-        (ms) => `            ${bar(ms / options.resetTimeoutMs)} breaker open, ${(ms / 1000).toFixed(1)} s`,
-      );
-      await sleep(options.resetTimeoutMs + 50);
+      printer.progress((ms) => `            ${bar(ms / openWaitMs)} breaker open, ${(ms / 1000).toFixed(1)} s`);
+      await sleep(openWaitMs + 50);
       calls.push(await r.call((http) => http.get('/outage')));
       await r.close();
-      const reasons = calls.slice(0, 4).map((c) => c.stopReason ?? '-');
-      const probe = calls[4]!;
+      const reasons = calls.slice(0, 5).map((c) => c.stopReason ?? '-');
+      const probe = calls[5]!;
       const passed =
-        reasons.join(',') === 'budget-exhausted,budget-exhausted,circuit-open,circuit-open' &&
-        calls[3]!.attempts === 0 &&
-        calls[3]!.circuitOpen &&
+        reasons.join(',') === 'budget-exhausted,budget-exhausted,budget-exhausted,circuit-open,circuit-open' &&
+        calls[4]!.attempts === 0 &&
+        calls[4]!.circuitOpen &&
         sentDuringOutage === 5 &&
         probe.ok &&
         probe.attempts === 1;
       return {
-        expected: 'budget ×2, circuit ×2, 5 sent; probe 200',
+        expected: 'budget ×3, circuit ×2, 5 sent; probe 200',
         observed: `${short(reasons)}, ${sentDuringOutage} sent; probe ${probe.ok ? String(probe.status) : 'failed'}`,
         passed,
         calls,
