@@ -14,12 +14,15 @@
  *   contender's in the same round (1.0 = as fast as bare; 0.97 = 3 % less throughput).
  * - stub: the same calls through an adapter that resolves at once (no sockets), `--stub-calls`
  *   sequential calls per cell; result: µs per call over bare in the same round (CPU per call).
- * - heap: heap retained after `--heap-calls` stub calls, one child process per contender and method.
+ * - heap: heap retained after `--heap-calls` stub calls, one child process per contender, method and
+ *   run; the median of `--heap-runs` runs.
  *
  * Every round runs one cell per contender and method, in an order shuffled afresh each round with
- * a seeded random (`--seed`), after `--warmup` unrecorded rounds. Reported: the median over rounds
+ * a seeded random (`--seed`), after `--warmup` unrecorded rounds, with a full GC before each cell
+ * (`--no-gc` to skip; `--clock cpu` times this process's CPU instead of the wall clock). Reported: the median over rounds
  * of each per-round figure, with a 90 % confidence interval for that median from order statistics
- * (distribution-free; see medianInterval in common.ts). `--out file.json|file.csv` writes every cell.
+ * (distribution-free; see medianInterval in common.ts), then the goals of issue #14 against them.
+ * `--out file.json|file.csv` writes every cell. docs/performance.md, "How to measure", has the rest.
  *
  *   npm run bench:overhead                                   # lib/ through tsx, 100 rounds
  *   npm run build && BENCH_PLUGIN=dist/index.cjs npm run bench:overhead   # the build (what users run)
@@ -306,7 +309,6 @@ const microsOver =
     ((mine - ref) / calls) * 1e6;
 
 function formatInterval(m: MedianInterval, digits: number): string {
-  if (m.low === m.high && m.low === m.median) return `${fixed(m.median, digits)} (reference)`;
   return `${fixed(m.median, digits)} [${fixed(m.low, digits)}, ${fixed(m.high, digits)}]`;
 }
 
@@ -315,19 +317,25 @@ function has(e: Entry, method: Method): boolean {
 }
 
 function socketTable(list: Entry[], cells: Cell[]): string {
-  const rows = list.map((e) => {
-    const row = [e.label];
-    for (const method of METHODS) {
-      if (!has(e, method)) {
-        row.push('–', '–');
-        continue;
+  const rows = list
+    .filter((e) => METHODS.some((m) => e.methods.includes(m)))
+    .map((e) => {
+      const row = [e.label];
+      for (const method of METHODS) {
+        if (!has(e, method)) {
+          row.push('–', '–');
+          continue;
+        }
+        const secs = cells.filter((c) => c.method === method && c.contender === e.key).map(timeOf);
+        row.push(fixed(median(secs.map((s) => REQUESTS / s)), 0));
+        row.push(
+          e.key === 'bare'
+            ? '1.000 (reference)'
+            : formatInterval(medianInterval(perRound(cells, method, e.key, 'bare', throughputRatio)), 3),
+        );
       }
-      const secs = cells.filter((c) => c.method === method && c.contender === e.key).map(timeOf);
-      row.push(fixed(median(secs.map((s) => REQUESTS / s)), 0));
-      row.push(formatInterval(medianInterval(perRound(cells, method, e.key, 'bare', throughputRatio)), 3));
-    }
-    return row;
-  });
+      return row;
+    });
   const headers = ['contender'];
   for (const method of METHODS)
     headers.push(
@@ -340,26 +348,32 @@ function socketTable(list: Entry[], cells: Cell[]): string {
 function stubTable(list: Entry[], cells: Cell[]): string {
   const over = microsOver(STUB_CALLS);
   const header = list.some((e) => e.key === 'bare-header') && METHODS.includes('post');
-  const rows = list.map((e) => {
-    const row = [e.label];
-    for (const method of METHODS) {
-      if (!has(e, method)) {
-        row.push('–', '–');
-      } else {
-        const secs = cells.filter((c) => c.method === method && c.contender === e.key).map(timeOf);
-        row.push(fixed(median(secs.map((s) => (s / STUB_CALLS) * 1e6)), 2));
-        row.push(formatInterval(medianInterval(perRound(cells, method, e.key, 'bare', over)), 2));
+  const rows = list
+    .filter((e) => METHODS.some((m) => e.methods.includes(m)))
+    .map((e) => {
+      const row = [e.label];
+      for (const method of METHODS) {
+        if (!has(e, method)) {
+          row.push('–', '–');
+        } else {
+          const secs = cells.filter((c) => c.method === method && c.contender === e.key).map(timeOf);
+          row.push(fixed(median(secs.map((s) => (s / STUB_CALLS) * 1e6)), 2));
+          row.push(
+            e.key === 'bare'
+              ? '0.00 (reference)'
+              : formatInterval(medianInterval(perRound(cells, method, e.key, 'bare', over)), 2),
+          );
+        }
+        if (method === 'post' && header) {
+          row.push(
+            has(e, 'post') && e.key !== 'bare-header' && e.key !== 'bare' && e.key !== 'bare-aa'
+              ? formatInterval(medianInterval(perRound(cells, 'post', e.key, 'bare-header', over)), 2)
+              : '–',
+          );
+        }
       }
-      if (method === 'post' && header) {
-        row.push(
-          has(e, 'post') && e.key !== 'bare-header' && e.key !== 'bare' && e.key !== 'bare-aa'
-            ? formatInterval(medianInterval(perRound(cells, 'post', e.key, 'bare-header', over)), 2)
-            : '–',
-        );
-      }
-    }
-    return row;
-  });
+      return row;
+    });
   const headers = ['contender'];
   for (const method of METHODS) {
     headers.push(`${method.toUpperCase()} µs/call`, `${method.toUpperCase()} µs over bare [90 % CI]`);
@@ -451,9 +465,15 @@ function goals(socketCells: Cell[], stubCells: Cell[], heapCells: HeapCell[]): s
       : !ok(m.low) && !ok(m.high)
         ? 'missed'
         : `${ok(m.median) ? 'met' : 'missed'} at the median, within noise`;
-  const aa = (cells: Cell[], method: Method, f: (a: number, b: number) => number, digits: number): string => {
+  const aa = (
+    cells: Cell[],
+    method: Method,
+    f: (a: number, b: number) => number,
+    digits: number,
+    unit = '',
+  ): string => {
     const control = medianInterval(perRound(cells, method, 'bare-aa', 'bare', f));
-    return Number.isFinite(control.median) ? formatInterval(control, digits) : 'not run';
+    return Number.isFinite(control.median) ? formatInterval(control, digits) + unit : 'not run';
   };
   for (const method of METHODS) {
     const M = method.toUpperCase();
@@ -473,13 +493,14 @@ function goals(socketCells: Cell[], stubCells: Cell[], heapCells: HeapCell[]): s
     }
     if (stubCells.length > 0) {
       const over = microsOver(STUB_CALLS);
-      const reference = method === 'post' ? 'bare-header' : 'bare';
+      const withHeader = method === 'post' && stubCells.some((c) => c.contender === 'bare-header');
+      const reference = withHeader ? 'bare-header' : 'bare';
       const ours = medianInterval(perRound(stubCells, method, 'axios-resilience', reference, over));
-      const what = method === 'post' ? 'over bare + 1 header' : 'over bare';
+      const what = withHeader ? 'over bare + 1 header' : 'over bare';
       lines.push(
-        `stub ${M} ≤ +1.0 µs ${what}: ${formatInterval(ours, 2)} µs → ${verdict(ours, (v) => v <= 1)}  (A/A ${aa(stubCells, method, over, 2)} µs)`,
+        `stub ${M} ≤ +1.0 µs ${what}: ${formatInterval(ours, 2)} µs → ${verdict(ours, (v) => v <= 1)}  (A/A ${aa(stubCells, method, over, 2, ' µs')})`,
       );
-      if (method === 'post') {
+      if (withHeader) {
         const header = medianInterval(perRound(stubCells, 'post', 'bare-header', 'bare', over));
         lines.push(`stub POST, what one more header costs bare axios: ${formatInterval(header, 2)} µs`);
       }
