@@ -1,7 +1,6 @@
 import { RetryBudget } from './budget';
 import type {
   BreakerOptions,
-  IdempotencyKeyOptions,
   JitterStrategy,
   RetryPluginOptions,
   RetryRequestOptions,

@@ -49,7 +49,9 @@ test('delay-seconds: the digits times 1000 (capped at MAX_SAFE_INTEGER), decimal
     fc.property(fc.stringMatching(/^\d{1,30}$/), (digits) => {
       expect(parseRetryAfter(digits)).toBe(Math.min(Number(digits) * 1000, Number.MAX_SAFE_INTEGER));
       expect(parseRetryAfter(` ${digits}\t`)).toBe(parseRetryAfter(digits));
-      expect(parseRetryAfter(`${digits}.5`)).toBe(Math.min(Math.round(Number(`${digits}.5`) * 1000), Number.MAX_SAFE_INTEGER));
+      expect(parseRetryAfter(`${digits}.5`)).toBe(
+        Math.min(Math.round(Number(`${digits}.5`) * 1000), Number.MAX_SAFE_INTEGER),
+      );
       for (const bad of [`-${digits}`, `+${digits}`, `${digits}.5s`, `${digits}e1`, `0x${digits}`, `${digits}.`]) {
         expect(parseRetryAfter(bad)).toBeUndefined();
       }
