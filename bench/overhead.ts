@@ -398,7 +398,7 @@ function heapCell(key: string, method: Method): number {
     process.execPath,
     [
       '--expose-gc',
-      // Bytecode of code used only at start-up would otherwise be freed during some runs.
+      // V8 may otherwise free the bytecode of start-up code mid-run: a possible source of heap noise.
       '--no-flush-bytecode',
       '--import',
       'tsx',
