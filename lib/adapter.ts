@@ -97,7 +97,7 @@ class AttemptLoop implements GuardedCall {
   private retry = 0;
   /** A budget token is held for a retry not yet sent (given back if it never is). */
   private holdsToken = false;
-  /** This call is the breaker's half-open probe: one attempt decides, no retries. */
+  /** This call is the breaker's half-open probe: its outcome, retries included, decides. */
   private probe = false;
   /** The current attempt's timeout is what the deadline left, shorter than axios's own. */
   private clipped = false;
@@ -207,7 +207,7 @@ class AttemptLoop implements GuardedCall {
     releaseBody(error);
     await this.pause(delayMs);
     // Other calls may have opened the breaker during the wait: the retry would fail anyway.
-    if (this.breaker !== undefined && isRejecting(this.breaker)) {
+    if (this.breaker !== undefined && !this.probe && isRejecting(this.breaker)) {
       this.giveBackToken();
       this.circuitOpen();
     }
@@ -231,8 +231,6 @@ class AttemptLoop implements GuardedCall {
     );
     if (!decision.retry) this.stop(decision.stopReason, error);
     if (retry >= options.retries) this.stop('retries-exhausted', error);
-    // The half-open probe failed: the breaker opens again when this call ends.
-    if (this.probe) this.circuitOpen();
     // A call that was in flight when the plugin closed must not start a wait close() cannot end.
     if (shared.closed) this.stop('aborted', error);
 
@@ -263,8 +261,9 @@ class AttemptLoop implements GuardedCall {
     if (options.deadlineMs !== undefined && shared.now() + delayMs - call.startedAt >= options.deadlineMs) {
       this.stop('deadline', error);
     }
-    // An open breaker will not let the retry out; waiting it out would only hold the caller.
-    if (breaker !== undefined && isRejecting(breaker)) this.circuitOpen();
+    // An open breaker will not let the retry out; waiting it out would only hold the caller. (The
+    // half-open probe is the one call it lets through: its retries are part of it.)
+    if (breaker !== undefined && !this.probe && isRejecting(breaker)) this.circuitOpen();
     // Last, so a retry refused for another reason does not spend a token.
     if (budget !== undefined) {
       const grant = budget.tryWithdraw();

@@ -204,6 +204,22 @@ describe('3. recovery in seconds, patience in long outages (defaults)', () => {
   });
 });
 
+test('3. a half-open probe call keeps its retries: a blip does not keep the breaker open', async () => {
+  fake();
+  handler = (_req, res) => res.writeHead(503).end();
+  const { http, plugin } = setup({ breaker: { volumeThreshold: 2 }, random: () => 0.5 });
+  for (let i = 0; i < 2; i++) await rejection(http.get(`${server.url}/down/${i}`, { retry: { retries: 0 } }));
+  expect(plugin.breaker(server.url)?.opened).toBe(true);
+  await jest.advanceTimersByTimeAsync(2000);
+  expect(plugin.breaker(server.url)?.halfOpen).toBe(true);
+  handler = perPath([503, 200]);
+  const probe = http.get(`${server.url}/blip`);
+  await run(100, 5);
+  expect((await probe).status).toBe(200);
+  expect(server.requests.filter((r) => r.url === '/blip')).toHaveLength(2);
+  expect(plugin.breaker(server.url)?.closed).toBe(true);
+});
+
 describe('4. truthful stats and events', () => {
   test('a call refused while open shows in stats.rejects and fires reject; each transition is reported once', async () => {
     fake();
