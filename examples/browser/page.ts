@@ -394,9 +394,11 @@ const SCENARIOS: Scenario[] = [
     breaker: true,
     intro: (t) =>
       'GET /outage answers 503 to everything. Budget: 2 retries + 10 % of first attempts; breaker: opens at ' +
-      `>= 50 % failures once 5 are seen, resetTimeout ${t.resetTimeoutMs} ms. Calls until the breaker refuses ` +
-      'twice; then the server recovers and one more call probes it.',
+      `> 50 % failed calls once 3 calls are seen, first open wait ${t.resetTimeoutMs} ms (±25 %). Five calls, ` +
+      'then the server recovers and one more.',
     async run({ adapter, t, api, timeline, pill, facts, recover }) {
+      // The terminal demo's settings: a budget of 2 retries however quiet the client, plus 10 % of
+      // first attempts, and a breaker that counts calls and may open from the 3rd.
       const c = client(
         adapter,
         timeline,
@@ -404,27 +406,28 @@ const SCENARIOS: Scenario[] = [
           baseDelayMs: t.baseDelayMs,
           maxDelayMs: t.maxDelayMs,
           budget: { ratio: 0.1, minPerSecond: 0.2, windowMs: 10_000 },
-          breaker: { volumeThreshold: 5, errorThresholdPercentage: 50, resetTimeout: t.resetTimeoutMs },
+          breaker: { volumeThreshold: 3, errorThresholdPercentage: 50, resetTimeout: t.resetTimeoutMs },
         },
         pill,
       );
       const calls: CallRecord[] = [];
-      while (calls.length < 8 && calls.filter((call) => call.circuitOpen).length < 2) {
-        calls.push(await c.call((http) => http.get(`${api}/outage`)));
-      }
+      for (let i = 0; i < 5; i++) calls.push(await c.call((http) => http.get(`${api}/outage`)));
       const sent = (await facts()).hits.outage ?? 0;
       await recover();
-      timeline.note(`server is back; the breaker half-opens after resetTimeout (${t.resetTimeoutMs} ms)`, 'info');
-      await c.breakerReaches('half-open', t.resetTimeoutMs + 5_000);
+      const openWaitMs = Math.ceil(t.resetTimeoutMs * 1.25);
+      timeline.note(`server is back; the breaker half-opens after its open wait (at most ${openWaitMs} ms)`, 'info');
+      await c.breakerReaches('half-open', openWaitMs + 5_000);
       const probe = await c.call((http) => http.get(`${api}/outage`));
       await c.close();
       const reasons = calls.map((call) => call.stopReason ?? '-');
       return {
-        expected: 'budget stops retries, breaker refuses; probe 200',
+        expected: 'budget ×3, circuit ×2, 5 sent; probe 200',
         observed: `${short(reasons)}, ${sent} sent; probe ${probe.ok ? String(probe.status) : 'failed'}`,
         passed:
-          reasons.includes('budget-exhausted') &&
-          calls.some((call) => call.circuitOpen && call.attempts === 0) &&
+          reasons.join(',') === 'budget-exhausted,budget-exhausted,budget-exhausted,circuit-open,circuit-open' &&
+          calls[4]!.attempts === 0 &&
+          calls[4]!.circuitOpen &&
+          sent === 5 &&
           probe.ok &&
           probe.attempts === 1,
       };
