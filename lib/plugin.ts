@@ -185,14 +185,14 @@ export function retryPlugin(options?: RetryPluginOptions): RetryPlugin {
       }
       if (installation === undefined) {
         const requestId = interceptors.request.use(onRequest, undefined, { synchronous: true });
-        const responseId = interceptors.response.use(undefined, onResponseError);
+        const reporter = keepLast(interceptors.response, onResponseError);
         installation = {
           owner: identity,
           count: 0,
           closed: () => shared.closed,
           remove() {
             interceptors.request.eject(requestId);
-            interceptors.response.eject(responseId);
+            reporter.remove();
             delete manager[INSTALLED];
           },
         };
@@ -228,6 +228,34 @@ export function retryPlugin(options?: RetryPluginOptions): RetryPlugin {
     },
   };
   return plugin;
+}
+
+type ResponseManager = AxiosInstance['interceptors']['response'];
+
+/**
+ * Registers the give-up reporter as the instance's last response interceptor, and keeps it last:
+ * an interceptor added later (axios-auth-refresh's, which re-sends a 401 after a refresh) runs
+ * before it, so a call such a library saves is never reported as given up. axios runs response
+ * interceptors in registration order and has no priority, so the instance's `use` is wrapped
+ * until eject.
+ */
+function keepLast(manager: ResponseManager, onRejected: (error: unknown) => never): { remove(): void } {
+  const use = manager.use;
+  let id = use.call(manager, undefined, onRejected);
+  const wrapped: ResponseManager['use'] = function (this: ResponseManager, ...args) {
+    const theirs = use.apply(manager, args);
+    manager.eject(id);
+    id = use.call(manager, undefined, onRejected);
+    return theirs;
+  };
+  Object.defineProperty(manager, 'use', { value: wrapped, configurable: true, writable: true });
+  return {
+    remove() {
+      manager.eject(id);
+      // Back to the prototype's method, unless someone wrapped ours in turn.
+      if (manager.use === wrapped) delete (manager as { use?: unknown }).use;
+    },
+  };
 }
 
 /**

@@ -272,6 +272,25 @@ describe('installs', () => {
     expect(server.requests).toHaveLength(7);
   });
 
+  test('onGiveUp runs after response interceptors added later (one that saves the call is not reported); eject restores use', async () => {
+    handler = (req, res) => res.writeHead(req.headers.authorization === 'fresh' ? 200 : 401).end();
+    const gaveUp: GiveUpEvent[] = [];
+    const http = axios.create();
+    const plugin = retryPlugin({ budget: false, breaker: false, onGiveUp: (e) => void gaveUp.push(e) });
+    plugins.push(plugin);
+    const eject = plugin.install(http);
+    // Added after the plugin, like axios-auth-refresh: re-sends a 401 with a fresh token.
+    http.interceptors.response.use(undefined, (error: AxiosError) => {
+      if (error.response?.status !== 401 || error.config!.headers.Authorization === 'fresh') throw error;
+      error.config!.headers.Authorization = 'fresh';
+      return http.request(error.config!);
+    });
+    expect((await http.get(`${server.url}/me`)).status).toBe(200);
+    expect(gaveUp).toEqual([]);
+    eject();
+    expect(Object.prototype.hasOwnProperty.call(http.interceptors.response, 'use')).toBe(false);
+  });
+
   test('a different plugin on an instance that has one throws a TypeError saying so', () => {
     const http = axios.create();
     const first = retryPlugin();
