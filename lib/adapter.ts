@@ -3,11 +3,12 @@ import type { AxiosAdapter, AxiosResponse, AxiosResponseHeaders, InternalAxiosRe
 import { computeBackoff } from './backoff';
 import { fixBody, needsFixedBody, releaseBody } from './body';
 import type { BreakerRegistry, GuardedCall, OriginBreaker } from './breaker';
-import { classify, failureKind } from './classify';
+import { classify, failureKind, isStream } from './classify';
+import type { Decision } from './classify';
 import { CircuitOpenError } from './errors';
 import type { ResolvedOptions } from './options';
 import { parseRetryAfter } from './retry-after';
-import type { RetryBudgetLike, RetryState, StopReason } from './types';
+import type { RetryBudgetLike, RetryContext, RetryDecision, RetryState, StopReason } from './types';
 import { cancellation, interruptible } from './wait';
 import type { WaitEnd } from './wait';
 
@@ -92,6 +93,8 @@ class AttemptLoop implements GuardedCall {
   /** axios's own per-attempt timeout (0: none), before the deadline shortens it. */
   private readonly timeout: number;
   private lastError: unknown;
+  /** A resolved response that `shouldRetry` asked to retry (cleared by the next failure). */
+  private lastResponse: AxiosResponse | undefined;
   private previousDelayMs: number;
   /** Retries planned so far (0 before the first). */
   private retry = 0;
@@ -162,8 +165,16 @@ class AttemptLoop implements GuardedCall {
     return kind === 'status' || kind === 'network';
   }
 
-  /** Sends one attempt; the call's response, after any retries. */
+  /** Runs `beforeAttempt` when there is one, then sends the attempt. */
   private attempt(): Promise<AxiosResponse> {
+    const hook = this.call.options.beforeAttempt;
+    if (hook === undefined) return this.send();
+    const info = { attempt: this.call.state.attempts + 1, timeLeftMs: this.timeLeft() };
+    return this.runHook(() => hook(this.config, info), info.timeLeftMs).then(() => this.send());
+  }
+
+  /** Sends one attempt; the call's response, after any retries. */
+  private send(): Promise<AxiosResponse> {
     const { config, call } = this;
     const { options, state } = call;
     const attemptConfig = options.deadlineMs === undefined ? config : this.withinDeadline(options.deadlineMs);
@@ -180,7 +191,15 @@ class AttemptLoop implements GuardedCall {
       // A custom adapter that throws instead of rejecting.
       return this.recover(error);
     }
-    return sent.then(undefined, (error: unknown) => this.recover(error));
+    // Without a predicate a resolved attempt is the call's answer: nothing runs on the success path.
+    const judge = options.shouldRetry === undefined ? undefined : (response: AxiosResponse) => this.judge(response);
+    return sent.then(judge, (error: unknown) => this.recover(error));
+  }
+
+  /** The time the deadline leaves, in ms, or `undefined` without one. */
+  private timeLeft(): number | undefined {
+    const deadlineMs = this.call.options.deadlineMs;
+    return deadlineMs === undefined ? undefined : deadlineMs - (this.shared.now() - this.call.startedAt);
   }
 
   /**
@@ -189,11 +208,11 @@ class AttemptLoop implements GuardedCall {
    * config keeps its own timeout for a re-send.
    */
   private withinDeadline(deadlineMs: number): InternalAxiosRequestConfig {
-    const left = Math.ceil(deadlineMs - (this.shared.now() - this.call.startedAt));
+    const left = Math.ceil(this.timeLeft()!);
     if (left <= 0) {
       this.stop(
         'deadline',
-        this.lastError ?? new AxiosError(`deadline of ${deadlineMs} ms passed`, AxiosError.ETIMEDOUT, this.config),
+        this.failure ?? new AxiosError(`deadline of ${deadlineMs} ms passed`, AxiosError.ETIMEDOUT, this.config),
       );
     }
     this.clipped = this.timeout === 0 || left < this.timeout;
@@ -203,8 +222,92 @@ class AttemptLoop implements GuardedCall {
   /** After a failed attempt: re-sends when the failure is retried, else throws the caller's error. */
   private async recover(error: unknown): Promise<AxiosResponse> {
     this.lastError = error;
-    const delayMs = await this.planRetry(this.retry++);
-    releaseBody(error);
+    this.lastResponse = undefined;
+    return this.retryWith(await this.decide(error));
+  }
+
+  /** After a resolved attempt, with `shouldRetry` set: the response, or the retry it asks for. */
+  private async judge(response: AxiosResponse): Promise<AxiosResponse> {
+    this.lastError = undefined;
+    const verdict = await this.ask(undefined, response, { retry: false, reason: 'success' });
+    if (verdict !== true) return response;
+    this.lastResponse = response;
+    try {
+      return await this.retryWith({ retry: true, reason: 'shouldRetry' });
+    } catch (stopped) {
+      // The guards stopped the retry of a good response: the call resolves with it.
+      if (stopped instanceof ResolveWith) return stopped.response;
+      throw stopped;
+    }
+  }
+
+  /** The table's decision for a failed attempt, with `shouldRetry`'s word over it where it may have one. */
+  private async decide(error: unknown): Promise<Decision> {
+    const { call, config } = this;
+    // The deadline ended this attempt: its timeout was the time the deadline left.
+    if (this.clipped && !hasResponse(error) && !isCancel(error)) this.stop('deadline', error);
+    const hasKey = call.state.idempotencyKey !== undefined;
+    const decision = classify({ error, method: call.method, hasKey, data: config.data }, call.options);
+    // A cancel is never retried and a consumed stream can never be re-sent, whatever a predicate says.
+    if (call.options.shouldRetry === undefined || isCancel(error) || isStream(config.data)) return decision;
+    const response = (error as { response?: AxiosResponse } | null)?.response ?? undefined;
+    const verdict = await this.ask(error as AxiosError, response, decision);
+    if (verdict === true) return { retry: true, reason: decision.reason };
+    if (verdict === false && decision.retry)
+      return { retry: false, stopReason: 'not-retryable', reason: decision.reason };
+    return decision;
+  }
+
+  /** Asks `shouldRetry`; `true` or `false` override the table, anything else keeps it. */
+  private async ask(
+    error: AxiosError | undefined,
+    response: AxiosResponse | undefined,
+    decision: RetryDecision,
+  ): Promise<boolean | undefined> {
+    const { call, config } = this;
+    const ctx: RetryContext = {
+      error,
+      response: response === undefined ? undefined : this.asCallerSees(response),
+      attempt: call.state.attempts,
+      method: call.method,
+      keyed: call.state.idempotencyKey !== undefined,
+      decision,
+      config,
+    };
+    let verdict: unknown;
+    await this.runHook(() => {
+      const answer: unknown = call.options.shouldRetry!(ctx);
+      if (typeof (answer as PromiseLike<unknown> | undefined)?.then !== 'function') {
+        verdict = answer;
+        return undefined;
+      }
+      return Promise.resolve(answer).then((value) => void (verdict = value));
+    }, undefined);
+    return verdict === true || verdict === false ? verdict : undefined;
+  }
+
+  /**
+   * The response as the caller would get it: axios parses bodies (`transformResponse`) only after
+   * the adapter, and a predicate reading `{"status":"pending"}` needs the parsed body. A copy; a
+   * transform that throws leaves the raw body.
+   */
+  private asCallerSees(response: AxiosResponse): AxiosResponse {
+    const transforms = this.config.transformResponse;
+    const list = Array.isArray(transforms) ? transforms : transforms === undefined ? [] : [transforms];
+    let data: unknown = response.data;
+    try {
+      const headers = AxiosHeaders.from(response.headers as AxiosResponseHeaders);
+      for (const transform of list) data = transform.call(this.config, data, headers, response.status);
+    } catch {
+      data = response.data;
+    }
+    return { ...response, data };
+  }
+
+  /** Plans the retry `decision` allows, waits, and sends it; throws the caller's outcome when it stops. */
+  private async retryWith(decision: Decision): Promise<AxiosResponse> {
+    const delayMs = await this.planRetry(this.retry++, decision);
+    releaseBody(this.lastResponse === undefined ? this.lastError : { response: this.lastResponse });
     await this.pause(delayMs);
     // Other calls may have opened the breaker during the wait: the retry would fail anyway.
     if (this.breaker !== undefined && !this.probe && isRejecting(this.breaker)) {
@@ -215,35 +318,28 @@ class AttemptLoop implements GuardedCall {
   }
 
   /**
-   * Decides whether the failure in `lastError` is retried, and after how long; throws the error
-   * the caller gets (with its stop reason) when it is not. `retry` is 0 before the first retry.
+   * Decides whether the failure in `lastError` (or the response in `lastResponse`) is retried,
+   * and after how long; throws the caller's outcome (with its stop reason) when it is not. `retry`
+   * is 0 before the first retry.
    */
-  private async planRetry(retry: number): Promise<number> {
-    const { call, shared, breaker, budget, config } = this;
+  private async planRetry(retry: number, decision: Decision): Promise<number> {
+    const { call, shared, breaker, budget } = this;
     const { options, state } = call;
-    const error = this.lastError;
+    const failure = this.failure;
 
-    // The deadline ended this attempt: its timeout was the time the deadline left.
-    if (this.clipped && !hasResponse(error) && !isCancel(error)) this.stop('deadline', error);
-    const decision = classify(
-      { error, method: call.method, hasKey: state.idempotencyKey !== undefined, data: config.data },
-      options,
-    );
-    if (!decision.retry) this.stop(decision.stopReason, error);
-    if (retry >= options.retries) this.stop('retries-exhausted', error);
+    if (!decision.retry) this.stop(decision.stopReason, failure);
+    if (retry >= options.retries) this.stop('retries-exhausted', failure);
     // A call that was in flight when the plugin closed must not start a wait close() cannot end.
-    if (shared.closed) this.stop('aborted', error);
+    if (shared.closed) this.stop('aborted', failure);
 
     // The server's word beats our guess, within the cap. 0 or a past date means "now", and then
     // the jittered backoff still spreads the callers out.
-    const asked = parseRetryAfter(
-      headerValue((error as { response?: { headers?: unknown } }).response?.headers, 'retry-after'),
-      shared.now(),
-    );
+    const headers = (this.lastResponse ?? (failure as { response?: { headers?: unknown } }).response)?.headers;
+    const asked = parseRetryAfter(headerValue(headers, 'retry-after'), shared.now());
     let delayMs: number;
     let delaySource: 'backoff' | 'retry-after';
     if (asked !== undefined && asked > 0) {
-      if (asked > options.maxDelayMs && options.retryAfter === 'fail') this.stop('retry-after-too-long', error);
+      if (asked > options.maxDelayMs && options.retryAfter === 'fail') this.stop('retry-after-too-long', failure);
       delayMs = Math.min(asked, options.maxDelayMs);
       delaySource = 'retry-after';
     } else {
@@ -259,7 +355,7 @@ class AttemptLoop implements GuardedCall {
     }
 
     if (options.deadlineMs !== undefined && shared.now() + delayMs - call.startedAt >= options.deadlineMs) {
-      this.stop('deadline', error);
+      this.stop('deadline', failure);
     }
     // An open breaker will not let the retry out; waiting it out would only hold the caller. (The
     // half-open probe is the one call it lets through: its retries are part of it.)
@@ -268,42 +364,61 @@ class AttemptLoop implements GuardedCall {
     if (budget !== undefined) {
       const grant = budget.tryWithdraw();
       // A shared budget answers with a promise; a local one at once.
-      if (!(typeof grant === 'boolean' ? grant : await grant)) this.stop('budget-exhausted', error);
+      if (!(typeof grant === 'boolean' ? grant : await grant)) this.stop('budget-exhausted', failure);
       this.holdsToken = true;
     }
 
-    if (options.onRetry) await this.runHook(options.onRetry, delayMs, delaySource, decision.reason);
+    const onRetry = options.onRetry;
+    if (onRetry) {
+      const response = this.lastResponse;
+      // A response that shouldRetry asked to retry has no error of its own: the event gets one that says so.
+      const error =
+        response === undefined
+          ? (this.lastError as AxiosError)
+          : new AxiosError(
+              'shouldRetry asked to retry this response',
+              'ERR_SHOULD_RETRY',
+              this.config,
+              response.request,
+              response,
+            );
+      const event = {
+        attempt: state.attempts,
+        delayMs,
+        delaySource,
+        reason: decision.reason,
+        error,
+        config: this.config,
+      };
+      await this.runHook(() => onRetry(event), undefined);
+    }
     state.delaysMs.push(delayMs);
     return delayMs;
   }
 
   /**
-   * Runs `onRetry`. It observes and may change headers; it cannot replace the outcome: if it
-   * throws, the call fails with its own last error; an abort or close ends the call at once.
+   * Runs a hook. Hooks observe and may change headers; they cannot replace the outcome: if one
+   * throws, the call fails with its own last outcome (`hook-failed`); an abort, `plugin.close()` or
+   * the deadline (`limitMs`) ends the call at once, whatever the hook is doing.
    */
-  private async runHook(
-    onRetry: NonNullable<ResolvedOptions['onRetry']>,
-    delayMs: number,
-    delaySource: 'backoff' | 'retry-after',
-    reason: string,
-  ): Promise<void> {
-    const { config, call, shared } = this;
+  private async runHook(hook: () => unknown, limitMs: number | undefined): Promise<void> {
+    const { config, shared } = this;
     let result: unknown;
     try {
-      result = onRetry({
-        attempt: call.state.attempts,
-        delayMs,
-        delaySource,
-        reason,
-        error: this.lastError as AxiosError,
-        config,
-      });
+      result = hook();
     } catch (hookError) {
       this.hookFailed(hookError);
     }
     if (typeof (result as PromiseLike<unknown> | undefined)?.then !== 'function') return;
-    const ended = await interruptible(Promise.resolve(result), config, shared.closers);
+    const ended = await interruptible(Promise.resolve(result), config, shared.closers, limitMs);
     if (ended.how === 'failed') this.hookFailed(ended.error);
+    if (ended.how === 'deadline') {
+      this.giveBackToken();
+      this.stop(
+        'deadline',
+        this.failure ?? new AxiosError('the deadline passed in beforeAttempt', AxiosError.ETIMEDOUT, config),
+      );
+    }
     if (ended.how !== 'done') this.interrupted(ended.how);
   }
 
@@ -313,20 +428,21 @@ class AttemptLoop implements GuardedCall {
     // A hook may have awaited across a close().
     if (this.shared.closed) this.interrupted('closed');
     const ended = await interruptible(delayMs, this.config, this.shared.closers);
-    if (ended.how !== 'done') this.interrupted(ended.how as WaitEnd);
+    if (ended.how === 'aborted' || ended.how === 'closed') this.interrupted(ended.how);
   }
 
   /** A cancel or close cut a wait or hook short: no retry is sent, the token goes back. */
   private interrupted(how: WaitEnd): never {
     this.giveBackToken();
-    if (how === 'closed') this.stop('aborted', this.lastError);
+    if (how === 'closed') this.stop('aborted', this.failure);
     this.stop('aborted', cancellation(this.config) ?? new CanceledError(undefined, undefined, this.config));
   }
 
   private hookFailed(hookError: unknown): never {
     this.giveBackToken();
     this.call.state.hookError = hookError;
-    this.stop('hook-failed', this.lastError);
+    // The call fails: with its last error, or (nothing failed yet) with the hook's, given a config.
+    this.stop('hook-failed', this.lastError ?? hookError);
   }
 
   private giveBackToken(): void {
@@ -335,8 +451,14 @@ class AttemptLoop implements GuardedCall {
     this.budget?.refund();
   }
 
+  /** What the last attempt ended in: the response being retried, or the error. */
+  private get failure(): unknown {
+    return this.lastResponse ?? this.lastError;
+  }
+
   private stop(stopReason: StopReason, error: unknown): never {
     this.call.state.stopReason = stopReason;
+    if (error !== undefined && error === this.lastResponse) throw new ResolveWith(this.lastResponse);
     // A custom adapter's bare failure carries no config: the caller gets an AxiosError with one
     // (the failure as its cause), so `error.config.retryState` and onGiveUp reach it too.
     if (error !== null && typeof error === 'object' && 'config' in error) throw error;
@@ -344,7 +466,15 @@ class AttemptLoop implements GuardedCall {
   }
 
   private circuitOpen(): never {
+    if (this.lastResponse !== undefined) this.stop('circuit-open', this.lastResponse);
     this.call.state.stopReason = 'circuit-open';
     throw new CircuitOpenError(this.call.origin, this.config, this.lastError);
+  }
+}
+
+/** Thrown inside the loop when the guards stop the retry of a good response: the call resolves with it. */
+class ResolveWith extends Error {
+  constructor(readonly response: AxiosResponse) {
+    super('resolve with the last response');
   }
 }

@@ -1,6 +1,7 @@
-import { isCancel } from 'axios';
+import { AxiosHeaders, isCancel } from 'axios';
+import { resolveCallOptions } from './options';
 import type { ResolvedOptions } from './options';
-import type { StopReason } from './types';
+import type { RetryDecision, StopReason } from './types';
 
 /**
  * The decision table: given one failed attempt, retry or stop, and why. Every rule lives here.
@@ -107,7 +108,8 @@ export function failureKind(error: unknown, options: Pick<ResolvedOptions, 'stat
   return transportFailure(error, options.errorCodes) !== undefined ? 'network' : 'other';
 }
 
-function isStream(data: unknown): boolean {
+/** A body that is a stream: the first attempt consumed it, so it can never be re-sent. */
+export function isStream(data: unknown): boolean {
   if (data === null || typeof data !== 'object') return false;
   if (typeof (data as { pipe?: unknown }).pipe === 'function') return true;
   return typeof ReadableStream !== 'undefined' && data instanceof ReadableStream;
@@ -154,4 +156,31 @@ export function classify(facts: AttemptFacts, options: Pick<ResolvedOptions, 'st
   if (isStream(facts.data))
     return { retry: false, stopReason: 'not-retryable', reason: 'stream body already consumed' };
   return { retry: true, reason };
+}
+
+/** Options of `isRetryableFailure`; everything is optional. */
+export interface RetryableFailureOptions {
+  /** @default [408, 429, 502, 503, 504] */
+  statusCodes?: readonly number[];
+  /** @default the plugin's default network codes */
+  errorCodes?: readonly string[];
+  /** @default the failed request's method (`error.config.method`), else `'GET'` */
+  method?: string;
+  /** Whether the call carries an Idempotency-Key. @default whether `error.config` has that header */
+  keyed?: boolean;
+}
+
+/**
+ * What the decision table would decide for `error`, and why — the table as a function, to build
+ * your own `shouldRetry` from: `({ error }) => isRetryableFailure(error).retry || myRule(error)`.
+ * Guards (retries, budget, breaker, deadline) are not consulted: this is the table alone.
+ */
+export function isRetryableFailure(error: unknown, options: RetryableFailureOptions = {}): RetryDecision {
+  const { method, keyed, ...lists } = options;
+  const resolved = resolveCallOptions(lists as Record<string, unknown>, undefined, 'isRetryableFailure: ');
+  const config = (error as { config?: { method?: unknown; headers?: unknown; data?: unknown } } | null)?.config;
+  const requestMethod = (method ?? (typeof config?.method === 'string' ? config.method : 'get')).toUpperCase();
+  const hasKey = keyed ?? AxiosHeaders.from((config?.headers ?? {}) as AxiosHeaders).has('idempotency-key');
+  const decision = classify({ error, method: requestMethod, hasKey, data: config?.data }, resolved);
+  return decision.retry ? decision : { retry: false, reason: decision.reason, stopReason: decision.stopReason };
 }

@@ -13,6 +13,8 @@ export { parseRetryAfter, parseHttpDate } from './retry-after';
 export { computeBackoff, fullJitter, equalJitter, decorrelatedJitter, noJitter } from './backoff';
 export type { BackoffInput } from './backoff';
 export { DEFAULT_ERROR_CODES, DEFAULT_STATUS_CODES } from './options';
+export { isRetryableFailure } from './classify';
+export type { RetryableFailureOptions } from './classify';
 export type {
   BreakerOptions,
   BreakerSync,
@@ -26,7 +28,10 @@ export type {
   JitterStrategy,
   RetryEvent,
   RetryPluginOptions,
+  AttemptInfo,
   RetryBudgetLike,
+  RetryContext,
+  RetryDecision,
   RetryBudgetState,
   RetryRequestOptions,
   RetryState,

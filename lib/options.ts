@@ -54,6 +54,8 @@ export interface ResolvedOptions {
   deadlineMs: number | undefined;
   onRetry: ((event: RetryEvent) => void | Promise<void>) | undefined;
   onGiveUp: ((event: GiveUpEvent) => void) | undefined;
+  shouldRetry: RetryPluginOptions['shouldRetry'];
+  beforeAttempt: RetryPluginOptions['beforeAttempt'];
   random: () => number;
   /** Header that tells the server the attempt number, or `false` for none. */
   attemptHeader: string | false;
@@ -97,6 +99,8 @@ const CALL_FIELDS = new Set([
   'deadlineMs',
   'onRetry',
   'onGiveUp',
+  'shouldRetry',
+  'beforeAttempt',
   'random',
   'attemptHeader',
 ]);
@@ -282,6 +286,8 @@ export function resolveCallOptions(
     deadlineMs,
     onRetry: fn(where, 'onRetry', own(input, 'onRetry'), base?.onRetry),
     onGiveUp: fn(where, 'onGiveUp', own(input, 'onGiveUp'), base?.onGiveUp),
+    shouldRetry: fn(where, 'shouldRetry', own(input, 'shouldRetry'), base?.shouldRetry),
+    beforeAttempt: fn(where, 'beforeAttempt', own(input, 'beforeAttempt'), base?.beforeAttempt),
     random: fn(where, 'random', own(input, 'random'), base?.random ?? Math.random),
     attemptHeader: attemptHeader(where, own(input, 'attemptHeader'), base?.attemptHeader ?? false),
   };

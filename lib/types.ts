@@ -2,7 +2,7 @@
  * The public vocabulary: every type a user can name. It imports nothing from the engine, so the
  * engine's modules can all depend on it without a cycle.
  */
-import type { AxiosError, InternalAxiosRequestConfig } from 'axios';
+import type { AxiosError, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
 
 /** How the wait before a retry is computed when the server does not say. */
 export type JitterStrategy = 'full' | 'equal' | 'decorrelated' | 'none';
@@ -43,10 +43,52 @@ export interface RetryEvent {
   delaySource: 'backoff' | 'retry-after';
   /** The failure being retried, as text: the status (`'503'`) or the network code (`'ECONNRESET'`). */
   reason: string;
-  /** The failure being retried. */
+  /**
+   * The failure being retried. For a resolved response that `shouldRetry` asked to retry: an
+   * `AxiosError` with code `'ERR_SHOULD_RETRY'` and that `response`.
+   */
   error: AxiosError;
   /** The config of the next attempt; changing `config.headers` here changes what the next attempt sends. */
   config: InternalAxiosRequestConfig;
+}
+
+/** What the decision table says about one failed attempt. */
+export interface RetryDecision {
+  /** Whether the table retries it (the guards — retries, deadline, breaker, budget — still apply). */
+  retry: boolean;
+  /** The failure as text: the status (`'503'`), the network code (`'ECONNRESET'`), `'no response'`, … */
+  reason: string;
+  /** Why not, when `retry` is `false`. */
+  stopReason?: StopReason;
+}
+
+/** Handed to `shouldRetry` after every attempt that failed, and after every response when it is set. */
+export interface RetryContext {
+  /** The attempt's failure; `undefined` when the attempt got a response that axios resolved. */
+  error: AxiosError | undefined;
+  /**
+   * The response: of a resolved attempt, or the failed one's `error.response` when there was one,
+   * with its body as the caller would get it (axios's `transformResponse` applied: JSON parsed).
+   */
+  response: AxiosResponse | undefined;
+  /** Attempts made so far, this one included (1 after the first). */
+  attempt: number;
+  /** Upper-case method. */
+  method: string;
+  /** The call carries an Idempotency-Key (generated or the caller's own). */
+  keyed: boolean;
+  /** What the decision table decided; for a resolved response, `{ retry: false, reason: 'success' }`. */
+  decision: RetryDecision;
+  /** The call's config (changing its headers changes what a retry sends). */
+  config: InternalAxiosRequestConfig;
+}
+
+/** Handed to `beforeAttempt` before every attempt, the first included. */
+export interface AttemptInfo {
+  /** The attempt about to be sent: 1 for the first. */
+  attempt: number;
+  /** The time the deadline leaves, in ms, when the call has one. */
+  timeLeftMs: number | undefined;
 }
 
 /** Handed to `onGiveUp` when a call the plugin handled fails for good. */
@@ -320,6 +362,26 @@ export interface RetryPluginOptions {
    * @default undefined
    */
   onGiveUp?: (event: GiveUpEvent) => void;
+  /**
+   * Overrides the decision table, per attempt: `true` retries, `false` stops, `undefined` keeps the
+   * table's decision (`ctx.decision`). It never bypasses the guards: `retries`, the deadline, the
+   * breaker, the budget and aborts still apply, a consumed stream body is never re-sent, and a
+   * cancelled call is never retried. Also called after every resolved response, so a 2xx whose body
+   * says "pending" can be retried; when its retries run out the call resolves with the last response
+   * and `retryState.stopReason` says why it stopped. May be async; if it throws, the call fails with
+   * stop reason `'hook-failed'`. Returning `true` for a keyless POST repeats work the server may have
+   * done: see the decision-table guide.
+   * @default undefined (the table decides)
+   */
+  shouldRetry?: (ctx: RetryContext) => boolean | undefined | Promise<boolean | undefined>;
+  /**
+   * Runs before every attempt, the first included, after the interceptors (which run once per
+   * call): refresh a token, sign the request with a timestamp, take a token from a rate limiter.
+   * Changing `config.headers` changes what this attempt sends. May be async; bounded by aborts,
+   * `plugin.close()` and the deadline. If it throws, the call fails with stop reason `'hook-failed'`.
+   * @default undefined
+   */
+  beforeAttempt?: (config: InternalAxiosRequestConfig, info: AttemptInfo) => void | Promise<void>;
   /**
    * Called when a breaker opens, goes half-open or closes.
    * @default undefined

@@ -14,17 +14,18 @@ export function cancellation(config: InternalAxiosRequestConfig): CanceledError<
 }
 
 /** How a wait or a hook ended: in time, failed (the hook threw), or cut short. */
-export type Ended = { how: 'done' } | { how: 'failed'; error: unknown } | { how: WaitEnd };
+export type Ended = { how: 'done' } | { how: 'failed'; error: unknown } | { how: WaitEnd | 'deadline' };
 
 /**
  * Waits for `work` — a number of ms, or a hook's promise — ending early when the call is cancelled
- * (signal or CancelToken) or the plugin is closed. The timer and every listener are removed
+ * (signal or CancelToken), the plugin is closed, or (for a hook) `limitMs` passes. The timer and every listener are removed
  * however it ends; a hook cut short keeps running, but nothing waits for it any more.
  */
 export function interruptible(
   work: number | Promise<unknown>,
   config: InternalAxiosRequestConfig,
   closers: Set<() => void>,
+  limitMs?: number,
 ): Promise<Ended> {
   return new Promise((resolve) => {
     const signal = config.signal as AbortSignal | undefined;
@@ -50,6 +51,7 @@ export function interruptible(
         () => finish({ how: 'done' }),
         (error: unknown) => finish({ how: 'failed', error }),
       );
+      if (limitMs !== undefined) timer = setTimeout(finish, Math.max(0, limitMs), { how: 'deadline' });
     }
     signal?.addEventListener?.('abort', onAbort);
     token?.subscribe(onAbort);

@@ -1,0 +1,81 @@
+/**
+ * `axios-resilience/otel`: `http.request.resend_count` on the spans that
+ * `@opentelemetry/instrumentation-http` makes, one CLIENT span per attempt, with no adapter of
+ * your own. Node only (axios's `http` adapter). It imports nothing from OpenTelemetry, so it needs
+ * no peer dependency: the instrumentation calls the hook with its span and the request.
+ *
+ * ```ts
+ * new HttpInstrumentation({ requestHook: resendCountHook() });
+ * retryPlugin({ attemptHeader: true });
+ * ```
+ *
+ * @module axios-resilience/otel
+ */
+import type { ClientRequest, IncomingMessage } from 'node:http';
+
+/** The attribute the OpenTelemetry HTTP semantic conventions define for resends. */
+export const RESEND_COUNT_ATTRIBUTE = 'http.request.resend_count';
+
+/** The header `attemptHeader: true` sends. */
+const DEFAULT_HEADER = 'X-Retry-Attempt';
+
+/** The one method of an OpenTelemetry `Span` the hook calls; any `Span` is one. */
+export interface SpanAttributeSetter {
+  setAttribute(key: string, value: number): unknown;
+}
+
+/** Options of {@link resendCountHook}. */
+export interface ResendCountHookOptions {
+  /**
+   * The header that carries the attempt number: the plugin's `attemptHeader` (`true` means
+   * `X-Retry-Attempt`; pass the same string when you gave it a name).
+   * @default 'X-Retry-Attempt'
+   */
+  header?: string;
+  /**
+   * Keep the header on the request. By default the hook removes it before it is sent, so the
+   * attempt number reaches the span but not the server; `true` sends it too, for servers and
+   * proxies that shed retries first (what `attemptHeader` is for without OpenTelemetry).
+   * @default false
+   */
+  keepHeader?: boolean;
+}
+
+/**
+ * The hook `@opentelemetry/instrumentation-http` calls for each request it traces: a client span
+ * with the `ClientRequest`, a server span with the `IncomingMessage` (which it leaves alone).
+ */
+export type ResendCountHook = (span: SpanAttributeSetter, request: ClientRequest | IncomingMessage) => void;
+
+/**
+ * Makes a `requestHook` for `@opentelemetry/instrumentation-http` that sets
+ * `http.request.resend_count` on each retry's CLIENT span: 1 on the first retry, 2 on the second,
+ * absent on the first attempt, as the HTTP semantic conventions define it. Install the plugin with
+ * `attemptHeader` (`true`, or the same name as `header`): the hook reads the attempt number from
+ * that header on the outgoing request and, unless `keepHeader`, removes the header before anything
+ * is written to the socket.
+ *
+ * The instrumentation calls the hook synchronously inside `http.request()`, before axios writes
+ * the request, so the header never leaves the process. A request the instrumentation skips
+ * (`ignoreOutgoingRequestHook`, or the instrumentation disabled) is sent with the header.
+ *
+ * With a `requestHook` of your own, call this one from it: `(span, req) => { count(span, req); … }`.
+ */
+export function resendCountHook(options: ResendCountHookOptions = {}): ResendCountHook {
+  const header = options.header ?? DEFAULT_HEADER;
+  const keep = options.keepHeader ?? false;
+  if (typeof header !== 'string' || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(header)) {
+    throw new TypeError('resendCountHook: header must be a valid header name');
+  }
+  return (span, request) => {
+    // A server span's request is an IncomingMessage: no getHeader, and not ours to count.
+    if (typeof (request as Partial<ClientRequest>).getHeader !== 'function') return;
+    const outgoing = request as ClientRequest;
+    const value = outgoing.getHeader(header);
+    if (value === undefined) return;
+    if (!keep && !outgoing.headersSent) outgoing.removeHeader(header);
+    const attempt = Number(Array.isArray(value) ? value[0] : value);
+    // The conventions set the count on resends only: attempt 2 is resend 1.
+    if (Number.isInteger(attempt) && attempt >= 2) span.setAttribute(RESEND_COUNT_ATTRIBUTE, attempt - 1);
+  };
+}
