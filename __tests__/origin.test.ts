@@ -1,4 +1,4 @@
-import { BoundedMap, originOf } from '../lib/origin';
+import { BoundedMap, originOf, pageOrigin } from '../lib/origin';
 
 describe('originOf', () => {
   test.each([
@@ -9,6 +9,26 @@ describe('originOf', () => {
     ['http://[::1]:3000/x', undefined, 'http://[::1]:3000'],
   ])('%s (base %s) is %s', (url, base, origin) => {
     expect(originOf(url, base)).toBe(origin);
+  });
+});
+
+describe('in a browser page', () => {
+  const realLocation = Object.getOwnPropertyDescriptor(globalThis, 'location');
+  afterEach(() => {
+    if (realLocation) Object.defineProperty(globalThis, 'location', realLocation);
+    else delete (globalThis as { location?: unknown }).location;
+  });
+
+  test('a relative URL belongs to the page, written like an absolute URL to it (default port included)', () => {
+    Object.defineProperty(globalThis, 'location', { value: { origin: 'https://Shop.test' }, configurable: true });
+    expect(pageOrigin()).toBe('https://shop.test:443');
+    expect(originOf('/v1/cart', undefined)).toBe('https://shop.test:443');
+    expect(originOf('https://shop.test/v1/cart', undefined)).toBe(originOf('/v1/cart', undefined));
+  });
+
+  test('no page in Node', () => {
+    expect(pageOrigin()).toBeUndefined();
+    expect(originOf('/v1/cart', undefined)).toBe('relative:');
   });
 });
 

@@ -3,6 +3,7 @@ import type { AxiosAdapter, AxiosResponse, AxiosResponseHeaders, InternalAxiosRe
 import { computeBackoff } from './backoff';
 import { fixBody, needsFixedBody, releaseBody } from './body';
 import type { BreakerRegistry, GuardedCall, OriginBreaker } from './breaker';
+import type { CorsEvidence } from './cross-origin';
 import { classify, failureKind, isStream } from './classify';
 import type { Decision } from './classify';
 import { CircuitOpenError } from './errors';
@@ -39,6 +40,8 @@ export interface Shared {
   /** Set by plugin.close(): from then on no call starts a new wait. */
   closed: boolean;
   now: () => number;
+  /** Which cross-origin APIs answered a request carrying the plugin's headers (browsers only). */
+  cors: CorsEvidence;
 }
 
 /** A response header as text (AxiosHeaders or a custom adapter's plain object; the first of repeats). */
@@ -104,6 +107,8 @@ class AttemptLoop implements GuardedCall {
   private probe = false;
   /** The current attempt's timeout is what the deadline left, shorter than axios's own. */
   private clipped = false;
+  /** In a browser, cross-origin, with the plugin's headers: an ERR_NETWORK may be a CORS refusal. */
+  private readonly corsSensitive: boolean;
 
   constructor(
     private readonly config: InternalAxiosRequestConfig,
@@ -116,6 +121,7 @@ class AttemptLoop implements GuardedCall {
     this.breaker = shared.breakers?.for(this.breakerKey);
     this.previousDelayMs = call.options.baseDelayMs;
     this.timeout = config.timeout ?? 0;
+    this.corsSensitive = shared.cors.applies(call.origin, call.state, call.options);
   }
 
   /** The call's response, after any retries; through its breaker when there is one. */
@@ -161,6 +167,8 @@ class AttemptLoop implements GuardedCall {
   /** Counts a failure against the breaker when it is the downstream's: a retryable status or a transport failure. */
   isDownstreamFailure(error: unknown): boolean {
     const failure = error instanceof CircuitOpenError ? error.cause : error;
+    // A suspected CORS refusal says nothing about the origin's health.
+    if (this.corsSensitive && this.shared.cors.suspect(this.call.origin, failure)) return false;
     const kind = failureKind(failure, this.call.options);
     return kind === 'status' || kind === 'network';
   }
@@ -191,8 +199,12 @@ class AttemptLoop implements GuardedCall {
       // A custom adapter that throws instead of rejecting.
       return this.recover(error);
     }
-    // Without a predicate a resolved attempt is the call's answer: nothing runs on the success path.
-    const judge = options.shouldRetry === undefined ? undefined : (response: AxiosResponse) => this.judge(response);
+    // Without a predicate (or CORS evidence to note) a resolved attempt is the call's answer: nothing
+    // runs on the success path.
+    const judge =
+      options.shouldRetry === undefined && !this.corsSensitive
+        ? undefined
+        : (response: AxiosResponse) => this.judge(response);
     return sent.then(judge, (error: unknown) => this.recover(error));
   }
 
@@ -223,11 +235,14 @@ class AttemptLoop implements GuardedCall {
   private async recover(error: unknown): Promise<AxiosResponse> {
     this.lastError = error;
     this.lastResponse = undefined;
+    if (this.corsSensitive && hasResponse(error)) this.shared.cors.answer(this.call.origin);
     return this.retryWith(await this.decide(error));
   }
 
   /** After a resolved attempt, with `shouldRetry` set: the response, or the retry it asks for. */
   private async judge(response: AxiosResponse): Promise<AxiosResponse> {
+    if (this.corsSensitive) this.shared.cors.answer(this.call.origin);
+    if (this.call.options.shouldRetry === undefined) return response;
     this.lastError = undefined;
     const verdict = await this.ask(undefined, response, { retry: false, reason: 'success' });
     if (verdict !== true) return response;
@@ -329,6 +344,10 @@ class AttemptLoop implements GuardedCall {
 
     if (!decision.retry) this.stop(decision.stopReason, failure);
     if (retry >= options.retries) this.stop('retries-exhausted', failure);
+    // A suspected CORS refusal gets one retry (for a blip at first contact), not all of them.
+    if (retry >= 1 && this.corsSensitive && shared.cors.suspect(call.origin, failure)) {
+      this.stop('cors-suspected', failure);
+    }
     // A call that was in flight when the plugin closed must not start a wait close() cannot end.
     if (shared.closed) this.stop('aborted', failure);
 

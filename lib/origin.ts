@@ -22,15 +22,25 @@ function absoluteOrigin(text: string): string | undefined {
   return lastOrigin;
 }
 
+/** The page's origin in a browser (window or worker), written as `originOf` writes origins; `undefined` in Node. */
+export function pageOrigin(): string | undefined {
+  const page = (globalThis as { location?: { origin?: unknown } }).location?.origin;
+  if (typeof page !== 'string') return undefined;
+  // Not through absoluteOrigin's one-entry cache: this is read once per plugin.
+  const match = ABSOLUTE.exec(page);
+  if (match === null) return undefined;
+  const scheme = match[1]!.toLowerCase();
+  return `${scheme}://${match[2]!.toLowerCase()}:${match[3] || DEFAULT_PORTS[scheme] || ''}`;
+}
+
 /**
  * `scheme://host:port` of a request, the unit budgets and breakers are kept per. A relative URL
- * with no base (a browser calling its own host) belongs to the page's origin.
+ * with no base (a browser calling its own host) belongs to the page's origin, written the same way
+ * as an absolute URL to it (default port included).
  */
 export function originOf(url: string | undefined, baseURL: string | undefined): string {
   const origin = absoluteOrigin(url ?? '') ?? (baseURL === undefined ? undefined : absoluteOrigin(baseURL));
-  if (origin !== undefined) return origin;
-  const location = (globalThis as { location?: { origin?: string } }).location;
-  return location?.origin ?? 'relative:';
+  return origin ?? pageOrigin() ?? 'relative:';
 }
 
 /**

@@ -3,6 +3,7 @@ import type { AxiosInstance, AxiosResponse, InternalAxiosRequestConfig } from 'a
 import { runCall } from './adapter';
 import type { Call, Shared } from './adapter';
 import { BreakerRegistry } from './breaker';
+import { CorsEvidence } from './cross-origin';
 import { RetryBudget } from './budget';
 import { attachKey } from './idempotency';
 import { resolvePluginOptions, resolveRequestOptions } from './options';
@@ -104,6 +105,7 @@ function sharedParts(resolved: ResolvedPluginOptions): {
     closers: new Set(),
     closed: false,
     now: resolved.now,
+    cors: new CorsEvidence(),
   };
   return { shared, budgets };
 }

@@ -17,7 +17,8 @@ export type StopReason =
   | 'aborted'
   | 'non-idempotent'
   | 'circuit-open'
-  | 'hook-failed';
+  | 'hook-failed'
+  | 'cors-suspected';
 
 /** What the plugin did for one logical call; found on `response.config` and `error.config`. */
 export interface RetryState {
