@@ -292,3 +292,43 @@ test('opossum reads options.resetTimeout from its constructor options at every o
   expect(breaker.halfOpen).toBe(true);
   breaker.shutdown();
 });
+
+describe('fleet: the open-state wait is shared', () => {
+  function fakeSync() {
+    const announced: Array<{ key: string; state: string; waitMs: number }> = [];
+    let apply: (key: string, state: 'open' | 'closed', waitMs?: number) => void = () => undefined;
+    return {
+      announced,
+      remote: (key: string, state: 'open' | 'closed', waitMs?: number) => apply(key, state, waitMs),
+      sync: {
+        start: (fn: typeof apply) => void (apply = fn),
+        announce: (key: string, state: 'open' | 'closed', waitMs: number) =>
+          void announced.push({ key, state, waitMs }),
+        acquireProbe: async () => true,
+        close: async () => undefined,
+      },
+    };
+  }
+
+  test('a local open announces the current wait; a remote open uses the wait it was announced with', async () => {
+    fake();
+    handler = (_req, res) => res.writeHead(503).end();
+    const fleet = fakeSync();
+    const { http, plugin } = setup({
+      retries: 0,
+      random: () => 0.5,
+      breaker: { volumeThreshold: 2, shared: fleet.sync },
+    });
+    for (let i = 0; i < 2; i++) await rejection(http.get(`${server.url}/r`));
+    const origin = `${server.url}`;
+    expect(fleet.announced).toEqual([{ key: origin, state: 'open', waitMs: 2000 }]);
+    // Another process closes it, then opens it again after failed probes: 8 s.
+    fleet.remote(origin, 'closed');
+    fleet.remote(origin, 'open', 8000);
+    const breaker = plugin.breaker(server.url)!;
+    await jest.advanceTimersByTimeAsync(7999);
+    expect(breaker.opened).toBe(true);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(breaker.halfOpen).toBe(true);
+  });
+});
