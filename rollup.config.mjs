@@ -5,8 +5,14 @@ import { dts } from 'rollup-plugin-dts';
 const external = (id) => /^(axios|opossum|uuid)(\/|$)/.test(id) || id.startsWith('node:');
 
 // Each entry is built on its own, so no chunk is shared between them: the browser-safe main entry
-// can never pick up the Node-only testing code (lib/testing uses node:http) or the Redis fleet code.
-const entries = { index: 'lib/index.ts', testing: 'lib/testing/index.ts', redis: 'lib/redis/index.ts' };
+// can never pick up the Node-only testing code (lib/testing uses node:http), the Redis fleet code or
+// the OpenTelemetry hook.
+const entries = {
+  index: 'lib/index.ts',
+  testing: 'lib/testing/index.ts',
+  redis: 'lib/redis/index.ts',
+  otel: 'lib/otel/index.ts',
+};
 
 const build = (name, input) => [
   {

@@ -2,8 +2,9 @@
 // dist/, the documentation (docs/ and the recipes in examples/observability/) plus README,
 // LICENSE, CHANGELOG and package.json; every relative link in a shipped Markdown file points at a
 // file that ships too (package.json has no repository, so the docs must work from the tarball);
-// nothing points at a missing source map; publint (strict: warnings fail) and arethetypeswrong
-// find no problem. Run after `npm run build`.
+// nothing points at a missing source map; every file package.json `exports` names is in it; the
+// `./otel` entry loads nothing from @opentelemetry (it must work without a peer); publint (strict:
+// warnings fail) and arethetypeswrong find no problem. Run after `npm run build`.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +13,7 @@ import { dirname, join, posix } from 'node:path';
 const REQUIRED = ['README.md', 'LICENSE', 'CHANGELOG.md', 'package.json'];
 const SHIPPED_DIRS = ['dist/', 'docs/', 'examples/observability/'];
 const problems = [];
+const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
 const dir = mkdtempSync(join(tmpdir(), 'axios-resilience-pack-'));
 
 try {
@@ -32,6 +34,14 @@ try {
   if (!files.some((f) => f.startsWith('dist/'))) problems.push('no dist/ in the tarball: run npm run build first');
   for (const f of ['docs/guides/README.md', 'docs/api/README.md', 'examples/observability/otel.ts']) {
     if (!files.includes(f)) problems.push(`missing from the tarball: ${f}`);
+  }
+  for (const target of exportTargets(pkg.exports)) {
+    if (!files.includes(target)) problems.push(`package.json exports ${target}, which is not in the tarball`);
+  }
+  for (const f of files.filter((name) => /^dist\/otel\./.test(name))) {
+    const loads = /(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)['"]@opentelemetry\//;
+    if (loads.test(readFileSync(f, 'utf8')))
+      problems.push(`${f} loads @opentelemetry: the otel entry must need no peer`);
   }
   for (const f of files.filter((name) => name.endsWith('.md'))) {
     for (const target of relativeLinks(readFileSync(f, 'utf8'))) {
@@ -56,6 +66,12 @@ try {
   run('npx', ['attw', tarball]);
 } finally {
   rmSync(dir, { recursive: true, force: true });
+}
+
+/** Every file path in an `exports` map, without the leading `./`. */
+function exportTargets(node) {
+  if (typeof node === 'string') return [posix.normalize(node)];
+  return Object.values(node ?? {}).flatMap(exportTargets);
 }
 
 /** Targets of the Markdown links and images in `text` that are paths (no scheme, not an anchor), code blocks left out. */

@@ -47,6 +47,8 @@ import { retryPlugin, RetryBudget, CircuitOpenError, parseRetryAfter } from 'axi
 import type { RetryPluginOptions, RetryRequestOptions, RetryState, StopReason } from 'axios-resilience';
 import { startFaultServer, createIdempotentResource, nockRoute, gapsMs } from 'axios-resilience/testing';
 import type { FaultServer, Step } from 'axios-resilience/testing';
+import { resendCountHook, RESEND_COUNT_ATTRIBUTE } from 'axios-resilience/otel';
+import type { ResendCountHook, ResendCountHookOptions } from 'axios-resilience/otel';
 
 const options: RetryPluginOptions = { retries: 2, budget: new RetryBudget({ ratio: 0.2 }) };
 const plugin = retryPlugin(options);
@@ -82,7 +84,26 @@ const gaps: number[] = gapsMs([{ time: 1 }, { time: 2 }]);
 const badStep: Step = { reset: 'sometimes' };
 void nockRoute;
 
-export { state, reason, isOpen, ms, started, created, gaps, badStep };
+// The shape of instrumentation-http's requestHook, with OpenTelemetry's Span and Node's requests
+// cut down (the bundler fixtures have no @types/node, and the hook's types must not need it).
+interface SpanLike {
+  setAttribute(key: string, value: string | number | boolean | string[]): SpanLike;
+}
+interface ClientRequestLike {
+  getHeader(name: string): number | string | string[] | undefined;
+}
+interface IncomingMessageLike {
+  headers: Record<string, string | string[] | undefined>;
+}
+const hookOptions: ResendCountHookOptions = { header: 'X-Retry-Attempt', keepHeader: false };
+const requestHook: (span: SpanLike, request: ClientRequestLike | IncomingMessageLike) => void =
+  resendCountHook(hookOptions);
+const named: ResendCountHook = resendCountHook();
+const attribute: 'http.request.resend_count' = RESEND_COUNT_ATTRIBUTE;
+// @ts-expect-error keepHeader is a boolean
+resendCountHook({ keepHeader: 'yes' });
+
+export { state, reason, isOpen, ms, started, created, gaps, badStep, requestHook, named, attribute };
 `;
 }
 
@@ -93,7 +114,7 @@ function sourceFiles(tsconfig) {
     .filter(Boolean);
 }
 
-if (!existsSync(join(root, 'dist/index.d.mts')) || !existsSync(join(root, 'dist/testing.d.mts'))) {
+if (['index', 'testing', 'otel'].some((entry) => !existsSync(join(root, `dist/${entry}.d.mts`)))) {
   console.error('test:types: dist/ is missing; run npm run build first');
   process.exit(1);
 }

@@ -11,8 +11,6 @@
  *
  * @module axios-resilience/otel
  */
-import type { ClientRequest, IncomingMessage } from 'node:http';
-
 /** The attribute the OpenTelemetry HTTP semantic conventions define for resends. */
 export const RESEND_COUNT_ATTRIBUTE = 'http.request.resend_count';
 
@@ -41,11 +39,19 @@ export interface ResendCountHookOptions {
   keepHeader?: boolean;
 }
 
+/** The part of Node's `http.ClientRequest` the hook uses. */
+interface OutgoingRequest {
+  readonly headersSent: boolean;
+  getHeader(name: string): number | string | string[] | undefined;
+  removeHeader(name: string): void;
+}
+
 /**
  * The hook `@opentelemetry/instrumentation-http` calls for each request it traces: a client span
- * with the `ClientRequest`, a server span with the `IncomingMessage` (which it leaves alone).
+ * with the `ClientRequest`, a server span with the `IncomingMessage` (which it leaves alone). The
+ * request is typed `object` so that these types need neither OpenTelemetry's nor Node's.
  */
-export type ResendCountHook = (span: SpanAttributeSetter, request: ClientRequest | IncomingMessage) => void;
+export type ResendCountHook = (span: SpanAttributeSetter, request: object) => void;
 
 /**
  * Makes a `requestHook` for `@opentelemetry/instrumentation-http` that sets
@@ -56,10 +62,14 @@ export type ResendCountHook = (span: SpanAttributeSetter, request: ClientRequest
  * is written to the socket.
  *
  * The instrumentation calls the hook synchronously inside `http.request()`, before axios writes
- * the request, so the header never leaves the process. A request the instrumentation skips
- * (`ignoreOutgoingRequestHook`, or the instrumentation disabled) is sent with the header.
+ * the request, so the header never leaves the process. A request the instrumentation does not
+ * trace is sent with the header: one `ignoreOutgoingRequestHook` skips, any request while the
+ * instrumentation is disabled, and every request of axios's `fetch` adapter (which
+ * instrumentation-http does not see). A redirect axios follows within an attempt is a span of its
+ * own with that attempt's count.
  *
- * With a `requestHook` of your own, call this one from it: `(span, req) => { count(span, req); … }`.
+ * With a `requestHook` of your own, call this one from it:
+ * `const count = resendCountHook();` and `requestHook: (span, req) => { count(span, req); … }`.
  */
 export function resendCountHook(options: ResendCountHookOptions = {}): ResendCountHook {
   const header = options.header ?? DEFAULT_HEADER;
@@ -69,8 +79,8 @@ export function resendCountHook(options: ResendCountHookOptions = {}): ResendCou
   }
   return (span, request) => {
     // A server span's request is an IncomingMessage: no getHeader, and not ours to count.
-    if (typeof (request as Partial<ClientRequest>).getHeader !== 'function') return;
-    const outgoing = request as ClientRequest;
+    if (typeof (request as Partial<OutgoingRequest>).getHeader !== 'function') return;
+    const outgoing = request as OutgoingRequest;
     const value = outgoing.getHeader(header);
     if (value === undefined) return;
     if (!keep && !outgoing.headersSent) outgoing.removeHeader(header);
