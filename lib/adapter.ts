@@ -2,6 +2,7 @@ import axios, { AxiosError, AxiosHeaders, CanceledError, getAdapter, isCancel } 
 import type { AxiosAdapter, AxiosResponse, AxiosResponseHeaders, InternalAxiosRequestConfig } from 'axios';
 import { computeBackoff } from './backoff';
 import { fixBody, needsFixedBody, releaseBody } from './body';
+import { runClosed } from './breaker';
 import type { BreakerRegistry, GuardedCall, OriginBreaker } from './breaker';
 import type { CorsEvidence } from './cross-origin';
 import { classify, failureKind, isStream } from './classify';
@@ -128,6 +129,7 @@ class AttemptLoop implements GuardedCall {
   start(): Promise<AxiosResponse> {
     const breaker = this.breaker;
     if (breaker === undefined) return this.run();
+    if (breaker.closed) return runClosed(breaker, this);
     // Half-open with a fleet: one probe for all processes, not one each.
     if (breaker.halfOpen && this.shared.breakers!.shared) return this.startAfterFleetProbe(breaker);
     return this.fire(breaker);

@@ -126,9 +126,9 @@ describe('2. outages still open it fast (defaults)', () => {
     const firstRefusal = outcomes.find((o) => o.refused);
     expect(firstRefusal).toBeDefined();
     // Each failing call takes 7.75 s of backoff (250 + 500 + 1000 + 2000 + 4000 ms at random() = 0.5);
-    // once those failures outnumber half the window's calls, the breaker opens: measured, the call
-    // made at 11 s is the first refused (docs/guides/budget-and-breaker.md).
-    expect(firstRefusal!.at).toBe(11_000);
+    // calls count when they end, so the breaker opens once enough failed calls have ended within its
+    // window: measured, the call made at 15 s is the first refused (docs/guides/budget-and-breaker.md).
+    expect(firstRefusal!.at).toBe(15_000);
   });
 });
 
@@ -331,4 +331,26 @@ describe('fleet: the open-state wait is shared', () => {
     await jest.advanceTimersByTimeAsync(1);
     expect(breaker.halfOpen).toBe(true);
   });
+});
+
+test('opossum counts the fire and success events it is handed, and keeps no latency sample for them (pinned source behaviour)', () => {
+  const breaker = new CircuitBreaker(async () => 'ok', { timeout: false, rollingPercentilesEnabled: false });
+  breaker.emit('fire', []);
+  breaker.emit('success', 'ok');
+  expect(breaker.stats).toMatchObject({ fires: 1, successes: 1, failures: 0 });
+  expect((breaker.stats as unknown as { latencyTimes: number[] }).latencyTimes).toEqual([]);
+  breaker.shutdown();
+});
+
+test('a successful call under a closed breaker is counted without firing it', async () => {
+  handler = (_req, res) => res.writeHead(200).end();
+  const { http, plugin } = setup();
+  for (let i = 0; i < 3; i++) await http.get(`${server.url}/r`);
+  const stats = plugin.breaker(server.url)!.stats as unknown as {
+    fires: number;
+    successes: number;
+    latencyTimes: number[];
+  };
+  expect(stats).toMatchObject({ fires: 3, successes: 3, failures: 0 });
+  expect(stats.latencyTimes).toEqual([]);
 });

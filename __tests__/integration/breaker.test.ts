@@ -57,13 +57,13 @@ test('a call waiting to retry when other calls open the breaker stops there, wit
   const { plugin, client } = setup();
   const waiting = rejection(client.get(`${A}/r`, { retry: { retries: 10, baseDelayMs: 1000 } }));
   await until(() => seen.length === 1);
-  // The waiting call is one of the five calls the volume threshold counts; four more failures open it.
-  for (let i = 0; i < 4; i++) await rejection(client.get(`${A}/r`));
+  // Calls are counted when they end: five other failed calls open it while this one waits.
+  for (let i = 0; i < 5; i++) await rejection(client.get(`${A}/r`));
   expect(plugin.breaker(A)?.opened).toBe(true);
   await jest.advanceTimersByTimeAsync(1000);
   const error = (await waiting) as unknown as CircuitOpenError;
   expect(error).toBeInstanceOf(CircuitOpenError);
-  expect(seen).toHaveLength(5);
+  expect(seen).toHaveLength(6);
   expect((error.cause as AxiosError).response?.status).toBe(503);
   expect(error.config?.retryState).toMatchObject({ attempts: 1, stopReason: 'circuit-open' });
   await plugin.close();

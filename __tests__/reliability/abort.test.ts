@@ -149,19 +149,19 @@ describe('abort during a retry wait', () => {
 
 describe('abort after the breaker opened', () => {
   test('a call waiting to retry when the breaker opens: abort rejects with CanceledError, nothing more is sent', async () => {
-    // Every request fails; the waiting call's first failure plus two more open the breaker.
+    // Every request fails; three failed calls (calls count when they end) open the breaker.
     handler = (req, res) => res.writeHead(503, req.url === '/slow' ? { 'retry-after': '10' } : {}).end();
     const controller = new AbortController();
     const waiting = client.get(`${server.url}/slow`, { signal: controller.signal });
     await until(() => retries.length === 1);
-    for (let i = 0; i < 2; i++) {
+    for (let i = 0; i < 3; i++) {
       await expect(client.get(`${server.url}/fail`, { retry: { retries: 0 } })).rejects.toMatchObject({
         response: { status: 503 },
       });
     }
     expect(plugin.breaker(server.url)?.opened).toBe(true);
     const seen = server.requests.length;
-    expect(seen).toBe(3);
+    expect(seen).toBe(4);
 
     const at = Date.now();
     controller.abort();
