@@ -5,10 +5,12 @@ import { fixBody, needsFixedBody, releaseBody } from './body';
 import { runClosed } from './breaker';
 import type { BreakerRegistry, GuardedCall, OriginBreaker } from './breaker';
 import type { CorsEvidence } from './cross-origin';
-import { classify, failureKind, isStream } from './classify';
+import { classify, failureKind, isStream, safeToRepeat } from './classify';
 import type { Decision } from './classify';
 import { CircuitOpenError } from './errors';
-import type { ResolvedOptions } from './options';
+import type { ResolvedHedge, ResolvedOptions } from './options';
+import { hedgeDelay, race } from './hedge';
+import type { LatencyWindow } from './hedge';
 import { parseRetryAfter } from './retry-after';
 import type { RetryBudgetLike, RetryContext, RetryDecision, RetryState, StopReason } from './types';
 import { cancellation, interruptible } from './wait';
@@ -43,6 +45,8 @@ export interface Shared {
   now: () => number;
   /** Which cross-origin APIs answered a request carrying the plugin's headers (browsers only). */
   cors: CorsEvidence;
+  /** Recent attempt latencies per origin, for adaptive hedge delays (made on first use). */
+  latencyFor(origin: string): LatencyWindow;
 }
 
 /** A response header as text (AxiosHeaders or a custom adapter's plain object; the first of repeats). */
@@ -195,8 +199,10 @@ class AttemptLoop implements GuardedCall {
     if (options.attemptHeader !== false) config.headers.set(options.attemptHeader, String(state.attempts));
     let sent: Promise<AxiosResponse>;
     try {
-      // Promise.resolve: a custom adapter may hand back a thenable (a native promise passes as is).
-      sent = Promise.resolve(this.base(attemptConfig));
+      sent =
+        options.hedge !== false && this.hedgeable()
+          ? this.hedged(options.hedge, attemptConfig)
+          : this.dispatch(attemptConfig);
     } catch (error) {
       // A custom adapter that throws instead of rejecting.
       return this.recover(error);
@@ -208,6 +214,66 @@ class AttemptLoop implements GuardedCall {
         ? undefined
         : (response: AxiosResponse) => this.judge(response);
     return sent.then(judge, (error: unknown) => this.recover(error));
+  }
+
+  private dispatch(attemptConfig: InternalAxiosRequestConfig): Promise<AxiosResponse> {
+    // Promise.resolve: a custom adapter may hand back a thenable (a native promise passes as is).
+    return Promise.resolve(this.base(attemptConfig));
+  }
+
+  /** Safe to send twice: an idempotent method or a keyed call, and a body that can be sent again. */
+  private hedgeable(): boolean {
+    const { call, config } = this;
+    return safeToRepeat(call.method, call.state.idempotencyKey !== undefined) && !isStream(config.data);
+  }
+
+  /**
+   * The attempt as a race of copies (see hedge.ts). Each copy has its own headers (its attempt
+   * number) and abort signal; a later copy's timeout is what the deadline leaves when it starts.
+   */
+  private hedged(hedge: ResolvedHedge, attemptConfig: InternalAxiosRequestConfig): Promise<AxiosResponse> {
+    const { call, config, shared } = this;
+    const { deadlineMs, attemptHeader } = call.options;
+    const latencies = hedge.percentile === undefined ? undefined : shared.latencyFor(call.origin);
+    const delayMs = hedgeDelay(hedge, latencies);
+    return race({
+      send: (index, signal) => {
+        const copy = index === 0 || deadlineMs === undefined ? attemptConfig : this.withinDeadline(deadlineMs);
+        const headers = AxiosHeaders.from(config.headers);
+        if (index > 0 && attemptHeader !== false) headers.set(attemptHeader, String(call.state.attempts));
+        return this.dispatch({ ...copy, headers, signal });
+      },
+      mayHedge: () => this.mayHedge(delayMs),
+      delayMs,
+      maxHedges: hedge.maxHedges,
+      signal: config.signal as AbortSignal | undefined,
+      closers: shared.closers,
+      now: shared.now,
+    }).then(({ response, winner, latencyMs }) => {
+      latencies?.record(latencyMs);
+      if (winner > 0) call.state.hedgeWon = true;
+      return response;
+    });
+  }
+
+  /** Whether one more hedged copy may go out now: the breaker closed, a budget token granted. */
+  private async mayHedge(delayMs: number): Promise<boolean> {
+    const { call, config, shared, breaker, budget } = this;
+    if (shared.closed || cancellation(config) !== undefined) return false;
+    if (breaker !== undefined && !breaker.closed) return false;
+    if (budget !== undefined) {
+      const grant = budget.tryWithdraw();
+      if (!(typeof grant === 'boolean' ? grant : await grant)) return false;
+    }
+    const state = call.state;
+    state.attempts += 1;
+    state.hedges = (state.hedges ?? 0) + 1;
+    try {
+      call.options.onHedge?.({ attempt: state.attempts, delayMs, config });
+    } catch {
+      // An observer: what it throws does not stop the copy.
+    }
+    return true;
   }
 
   /** The time the deadline leaves, in ms, or `undefined` without one. */

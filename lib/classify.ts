@@ -29,6 +29,11 @@ const REQUEST_TIMEOUT = 408;
 /** Failures that prove the request never reached the server, so a retry is safe for any method. */
 const NEVER_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
 
+/** Whether sending the request twice is safe: an idempotent method, or a call with a key. */
+export function safeToRepeat(method: string, hasKey: boolean): boolean {
+  return hasKey || IDEMPOTENT_METHODS.has(method);
+}
+
 export type Decision =
   | { retry: true; reason: string }
   | { retry: false; stopReason: Extract<StopReason, 'not-retryable' | 'non-idempotent' | 'aborted'>; reason: string };

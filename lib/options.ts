@@ -56,6 +56,9 @@ export interface ResolvedOptions {
   onGiveUp: ((event: GiveUpEvent) => void) | undefined;
   shouldRetry: RetryPluginOptions['shouldRetry'];
   beforeAttempt: RetryPluginOptions['beforeAttempt'];
+  /** `false`: no hedging. */
+  hedge: false | ResolvedHedge;
+  onHedge: RetryPluginOptions['onHedge'];
   random: () => number;
   /** Header that tells the server the attempt number, or `false` for none. */
   attemptHeader: string | false;
@@ -72,6 +75,48 @@ export interface ResolvedPluginOptions {
   breaker: false | ResolvedBreakerOptions;
   onCircuitStateChange: RetryPluginOptions['onCircuitStateChange'];
   now: () => number;
+}
+
+/** Hedging settings, validated; `percentile` is set for an adaptive delay (0.95 for `'p95'`). */
+export interface ResolvedHedge {
+  delayMs: number;
+  percentile: number | undefined;
+  maxHedges: number;
+  minDelayMs: number;
+  fallbackDelayMs: number;
+}
+
+const PERCENTILES: Record<string, number> = { p50: 0.5, p90: 0.9, p95: 0.95, p99: 0.99 };
+const HEDGE_FIELDS = new Set(['delayMs', 'maxHedges', 'minDelayMs', 'fallbackDelayMs']);
+
+function hedgeOptions(where: string, value: unknown, fallback: false | ResolvedHedge): false | ResolvedHedge {
+  if (value === undefined) return fallback;
+  if (value === false) return false;
+  if (!isPlainObject(value)) fail(where, 'hedge', 'must be false or { delayMs, maxHedges? }');
+  checkKnown(`${where}hedge.`, value, HEDGE_FIELDS);
+  const delay = own(value, 'delayMs');
+  const percentile = typeof delay === 'string' && Object.hasOwn(PERCENTILES, delay) ? PERCENTILES[delay] : undefined;
+  if (
+    percentile === undefined &&
+    (typeof delay !== 'number' || !Number.isFinite(delay) || delay < 0 || delay > MAX_TIMER_MS)
+  ) {
+    fail(
+      where,
+      'hedge.delayMs',
+      `must be ms (0 to ${MAX_TIMER_MS}) or 'p50', 'p90', 'p95', 'p99', got ${shown(delay)}`,
+    );
+  }
+  const maxHedges = own(value, 'maxHedges') ?? 1;
+  if (typeof maxHedges !== 'number' || !Number.isSafeInteger(maxHedges) || maxHedges < 1 || maxHedges > 10) {
+    fail(where, 'hedge.maxHedges', `must be a whole number from 1 to 10, got ${shown(maxHedges)}`);
+  }
+  return {
+    delayMs: percentile === undefined ? (delay as number) : 0,
+    percentile,
+    maxHedges,
+    minDelayMs: nonNegative(where, 'hedge.minDelayMs', own(value, 'minDelayMs'), 5),
+    fallbackDelayMs: nonNegative(where, 'hedge.fallbackDelayMs', own(value, 'fallbackDelayMs'), 100),
+  };
 }
 
 /** The breaker's settings, every default filled in. */
@@ -101,6 +146,8 @@ const CALL_FIELDS = new Set([
   'onGiveUp',
   'shouldRetry',
   'beforeAttempt',
+  'hedge',
+  'onHedge',
   'random',
   'attemptHeader',
 ]);
@@ -288,6 +335,8 @@ export function resolveCallOptions(
     onGiveUp: fn(where, 'onGiveUp', own(input, 'onGiveUp'), base?.onGiveUp),
     shouldRetry: fn(where, 'shouldRetry', own(input, 'shouldRetry'), base?.shouldRetry),
     beforeAttempt: fn(where, 'beforeAttempt', own(input, 'beforeAttempt'), base?.beforeAttempt),
+    hedge: hedgeOptions(where, own(input, 'hedge'), base?.hedge ?? false),
+    onHedge: fn(where, 'onHedge', own(input, 'onHedge'), base?.onHedge),
     random: fn(where, 'random', own(input, 'random'), base?.random ?? Math.random),
     attemptHeader: attemptHeader(where, own(input, 'attemptHeader'), base?.attemptHeader ?? false),
   };

@@ -4,6 +4,7 @@ import { runCall } from './adapter';
 import type { Call, Shared } from './adapter';
 import { BreakerRegistry } from './breaker';
 import { CorsEvidence } from './cross-origin';
+import { LatencyWindow } from './hedge';
 import { RetryBudget } from './budget';
 import { attachKey } from './idempotency';
 import { resolvePluginOptions, resolveRequestOptions } from './options';
@@ -81,6 +82,7 @@ function sharedParts(resolved: ResolvedPluginOptions): {
   const budgets = perOrigin === undefined ? undefined : new BoundedMap<RetryBudget>(perOrigin.maxOrigins);
   const breaker = resolved.breaker;
   const key = breaker === false ? undefined : breaker.key;
+  const latencies = new BoundedMap<LatencyWindow>(1000);
   const shared: Shared = {
     budgetFor:
       budgetSetting === false
@@ -106,6 +108,7 @@ function sharedParts(resolved: ResolvedPluginOptions): {
     closed: false,
     now: resolved.now,
     cors: new CorsEvidence(),
+    latencyFor: (origin) => latencies.getOrCreate(origin, () => new LatencyWindow()),
   };
   return { shared, budgets };
 }

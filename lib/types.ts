@@ -32,6 +32,10 @@ export interface RetryState {
   stopReason?: StopReason;
   /** With `stopReason: 'hook-failed'`: what `onRetry` threw (or rejected with). */
   hookError?: unknown;
+  /** Hedged copies sent (counted in `attempts` too), when hedging is on and a copy went out. */
+  hedges?: number;
+  /** `true` when a hedged copy, not the attempt it hedged, gave the answer. */
+  hedgeWon?: boolean;
 }
 
 /** Handed to `onRetry` before each wait. */
@@ -81,6 +85,39 @@ export interface RetryContext {
   /** What the decision table decided; for a resolved response, `{ retry: false, reason: 'success' }`. */
   decision: RetryDecision;
   /** The call's config (changing its headers changes what a retry sends). */
+  config: InternalAxiosRequestConfig;
+}
+
+/** Hedging settings (see `hedge`). */
+export interface HedgeOptions {
+  /**
+   * How long an attempt may go unanswered before a copy is sent: ms, or a percentile of the
+   * origin's recent successful attempt latencies (`'p50'`, `'p90'`, `'p95'`, `'p99'`).
+   */
+  delayMs: number | 'p50' | 'p90' | 'p95' | 'p99';
+  /**
+   * Most copies per attempt, beyond the attempt itself.
+   * @default 1
+   */
+  maxHedges?: number;
+  /**
+   * With an adaptive `delayMs`: the shortest delay, in ms.
+   * @default 5
+   */
+  minDelayMs?: number;
+  /**
+   * With an adaptive `delayMs`: the delay used until the origin has 20 latency samples, in ms.
+   * @default 100
+   */
+  fallbackDelayMs?: number;
+}
+
+/** Handed to `onHedge` when a hedged copy is sent. */
+export interface HedgeEvent {
+  /** The request number of the copy (counted like `attempts`). */
+  attempt: number;
+  /** How long the hedged attempt had gone unanswered. */
+  delayMs: number;
   config: InternalAxiosRequestConfig;
 }
 
@@ -383,6 +420,20 @@ export interface RetryPluginOptions {
    * @default undefined
    */
   beforeAttempt?: (config: InternalAxiosRequestConfig, info: AttemptInfo) => void | Promise<void>;
+  /**
+   * Hedged requests ("The Tail at Scale"): when an attempt has not answered after `delayMs`, send a
+   * copy and take whichever answers first; the others are aborted. Only calls safe to send twice
+   * are hedged (idempotent methods and keyed calls; never a keyless POST/PATCH or a stream body).
+   * Each copy takes a retry-budget token (no token, no hedge) and none goes out while the breaker
+   * is not closed. `false` turns it off.
+   * @default false
+   */
+  hedge?: false | HedgeOptions;
+  /**
+   * Called when a hedged copy is sent.
+   * @default undefined
+   */
+  onHedge?: (event: HedgeEvent) => void;
   /**
    * Called when a breaker opens, goes half-open or closes.
    * @default undefined
