@@ -29,6 +29,8 @@ export type {
   RetryEvent,
   RetryPluginOptions,
   AttemptInfo,
+  HedgeEvent,
+  HedgeOptions,
   RetryBudgetLike,
   RetryContext,
   RetryDecision,
