@@ -52,14 +52,13 @@ type CallAdapter = ((config: InternalAxiosRequestConfig) => Promise<AxiosRespons
 function callOf(config: InternalAxiosRequestConfig | undefined): Call | undefined {
   const adapter = config?.adapter;
   if (typeof adapter === 'function' && CALL in adapter) return (adapter as CallAdapter)[CALL];
-  // A mock adapter may hand back a copy of the config whose adapter is its own; the state object
-  // travels with every copy.
-  const state = config?.retryState;
-  return state === undefined ? undefined : CALLS.get(state);
+  // axios-mock-adapter deletes `config.adapter` from the config it hands back; the call is also
+  // kept on the config itself (a symbol: axios's mergeConfig does not copy it into a re-send).
+  return (config as CallConfig | undefined)?.[CALL];
 }
 
-/** Each call by its state object (never by its config: axios copies configs). */
-const CALLS = new WeakMap<RetryState, Call>();
+type CallConfig = InternalAxiosRequestConfig & { [CALL]?: Call };
+
 /** Marks an instance's request interceptors with the plugin installed there (across package copies). */
 const INSTALLED = Symbol.for('axios-resilience.installed');
 
@@ -155,7 +154,7 @@ export function retryPlugin(options?: RetryPluginOptions): RetryPlugin {
       runCall(attemptConfig, call, shared)) as CallAdapter;
     callAdapter[CALL] = call;
     config.adapter = callAdapter;
-    CALLS.set(state, call);
+    (config as CallConfig)[CALL] = call;
     // Cancelled already: axios throws before any adapter runs (a CancelToken's error carries no
     // config to find the call by), so the give-up is reported here.
     const cancelled = cancellation(config);
