@@ -25,6 +25,7 @@ export interface Call {
   origin: string;
   /** The adapter the caller configured (a name, a list of names or a function). */
   adapter: InternalAxiosRequestConfig['adapter'];
+  /** When the call began (the plugin's clock), or 0 for a call without a deadline: no other rule reads it. */
   startedAt: number;
   /** The key this plugin generated for the call; a config re-sent after a success gets a new one. */
   generatedKey: string | undefined;

@@ -146,7 +146,8 @@ export function retryPlugin(options?: RetryPluginOptions): RetryPlugin {
       method,
       origin: originOf(config.url, config.baseURL),
       adapter,
-      startedAt: resolved.now(),
+      // The clock is read only for a deadline, the one rule that needs it.
+      startedAt: callOptions.deadlineMs === undefined ? 0 : resolved.now(),
       generatedKey: key?.generated ? key.key : undefined,
       reported: false,
     };
