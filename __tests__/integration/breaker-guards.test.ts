@@ -7,23 +7,12 @@ import axios from 'axios';
 import type { AxiosError } from 'axios';
 import CircuitBreaker from 'opossum';
 import { CircuitOpenError, retryPlugin } from '../../lib';
-import type { CircuitStateChange, RetryPlugin, RetryPluginOptions } from '../../lib';
+import type { CircuitStateChange, RetryPluginOptions } from '../../lib';
 import { fake, rejection } from '../helpers';
-import { startServer } from '../reliability/support/test-server';
-import type { Handler, TestServer } from '../reliability/support/test-server';
+import { serverPerTest, startServer } from '../reliability/support/test-server';
+import type { Handler } from '../reliability/support/test-server';
 
-let server: TestServer;
-let handler: Handler;
-const plugins: RetryPlugin[] = [];
-
-beforeEach(async () => {
-  server = await startServer((req, res, index) => handler(req, res, index));
-});
-afterEach(async () => {
-  jest.useRealTimers();
-  while (plugins.length) await plugins.pop()!.close();
-  await server.close();
-});
+const t = serverPerTest();
 
 /** Default breaker and budget; only the base delay small, so blips run fast. */
 function setup(options: RetryPluginOptions = {}) {
@@ -31,7 +20,7 @@ function setup(options: RetryPluginOptions = {}) {
   const plugin = retryPlugin({ baseDelayMs: 2, onCircuitStateChange: (c) => void changes.push(c), ...options });
   const http = axios.create();
   plugin.install(http);
-  plugins.push(plugin);
+  t.plugins.push(plugin);
   return { http, plugin, changes };
 }
 
@@ -55,34 +44,36 @@ async function run(ms: number, step = 20): Promise<void> {
 
 describe('1. blips pass (defaults)', () => {
   test('30 sequential GETs, each answered 503 once and then 200: 30 of 30 succeed', async () => {
-    handler = perPath([503, 200]);
+    t.handler = perPath([503, 200]);
     const { http, plugin, changes } = setup();
     let ok = 0;
-    for (let i = 0; i < 30; i++) if ((await http.get(`${server.url}/item/${i}`)).status === 200) ok++;
+    for (let i = 0; i < 30; i++) if ((await http.get(`${t.server.url}/item/${i}`)).status === 200) ok++;
     expect(ok).toBe(30);
-    expect(server.requests).toHaveLength(60);
+    expect(t.server.requests).toHaveLength(60);
     expect(changes).toEqual([]);
-    expect(plugin.breaker(server.url)?.stats).toMatchObject({ fires: 30, failures: 0, rejects: 0 });
+    expect(plugin.breaker(t.server.url)?.stats).toMatchObject({ fires: 30, failures: 0, rejects: 0 });
   });
 
   test('10 concurrent GETs, each answered 503, 503, then 200: 10 of 10 succeed', async () => {
-    handler = perPath([503, 503, 200]);
+    t.handler = perPath([503, 503, 200]);
     const { http, changes } = setup();
-    const results = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => http.get(`${server.url}/item/${i}`)));
+    const results = await Promise.allSettled(
+      Array.from({ length: 10 }, (_, i) => http.get(`${t.server.url}/item/${i}`)),
+    );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(10);
-    expect(server.requests).toHaveLength(30);
+    expect(t.server.requests).toHaveLength(30);
     expect(changes).toEqual([]);
   });
 });
 
 describe('2. outages still open it fast (defaults)', () => {
   test('an origin answering only 503 opens the breaker within the first 20 failed calls', async () => {
-    handler = (_req, res) => res.writeHead(503).end();
+    t.handler = (_req, res) => res.writeHead(503).end();
     const { http, changes } = setup({ retries: 2 });
     let failedCalls = 0;
     let refused: unknown;
     for (let i = 0; i < 40 && refused === undefined; i++) {
-      const error = await rejection(http.get(`${server.url}/r`));
+      const error = await rejection(http.get(`${t.server.url}/r`));
       if (error instanceof CircuitOpenError) refused = error;
       else failedCalls++;
     }
@@ -112,13 +103,13 @@ describe('2. outages still open it fast (defaults)', () => {
 
   test('a low-traffic client (1 call/s, full defaults) fails fast within 30 s of an outage starting', async () => {
     fake();
-    handler = (_req, res) => res.writeHead(503).end();
+    t.handler = (_req, res) => res.writeHead(503).end();
     const { http } = setup({ baseDelayMs: 500, random: () => 0.5 });
     const outcomes: Array<{ at: number; refused: boolean }> = [];
     const start = Date.now();
     for (let second = 0; second < 30; second++) {
       const at = Date.now() - start;
-      http.get(`${server.url}/r`).catch((error: unknown) => {
+      http.get(`${t.server.url}/r`).catch((error: unknown) => {
         outcomes.push({ at, refused: error instanceof CircuitOpenError });
       });
       await run(1000, 50);
@@ -136,14 +127,14 @@ describe('3. recovery in seconds, patience in long outages (defaults)', () => {
   test('after a 5 s outage the first call succeeds within 5 s of the origin’s return', async () => {
     fake();
     let down = true;
-    handler = (_req, res) => res.writeHead(down ? 503 : 200).end();
+    t.handler = (_req, res) => res.writeHead(down ? 503 : 200).end();
     const { http, changes } = setup({ random: () => 0.5 });
     const successes: number[] = [];
     const start = Date.now();
     // 20 calls/s for 12 s; the origin comes back at 5 s.
     for (let tick = 0; tick < 240; tick++) {
       if (tick === 100) down = false;
-      http.get(`${server.url}/r`).then(
+      http.get(`${t.server.url}/r`).then(
         () => successes.push(Date.now() - start),
         () => undefined,
       );
@@ -159,22 +150,22 @@ describe('3. recovery in seconds, patience in long outages (defaults)', () => {
 
   test('during a 2-minute outage the origin sees at most 8 probes, waits doubling to the cap', async () => {
     fake();
-    handler = (_req, res) => res.writeHead(503).end();
+    t.handler = (_req, res) => res.writeHead(503).end();
     const { http, plugin, changes } = setup({ retries: 0, random: () => 0.5 });
-    for (let i = 0; i < 10; i++) await rejection(http.get(`${server.url}/r`));
-    expect(plugin.breaker(server.url)?.opened).toBe(true);
+    for (let i = 0; i < 10; i++) await rejection(http.get(`${t.server.url}/r`));
+    expect(plugin.breaker(t.server.url)?.opened).toBe(true);
     const openedAt = Date.now();
     const halfOpenAt: number[] = [];
-    plugin.breaker(server.url)!.on('halfOpen', () => halfOpenAt.push(Date.now() - openedAt));
-    const before = server.requests.length;
+    plugin.breaker(t.server.url)!.on('halfOpen', () => halfOpenAt.push(Date.now() - openedAt));
+    const before = t.server.requests.length;
     // A busy client: a call every 100 ms for two minutes.
     for (let tick = 0; tick < 1200; tick++) {
-      http.get(`${server.url}/r`).catch(() => undefined);
+      http.get(`${t.server.url}/r`).catch(() => undefined);
       await jest.advanceTimersByTimeAsync(100);
       if (tick % 10 === 0) await new Promise<void>((resolve) => setImmediate(resolve));
     }
     await run(200);
-    const probes = server.requests.length - before;
+    const probes = t.server.requests.length - before;
     expect(probes).toBeLessThanOrEqual(8);
     expect(probes).toBe(halfOpenAt.length);
     // 2 s, then 4, 8, 16, 32, 60 (capped): half-open at 2, 6, 14, 30, 62, 122 s (± one 100 ms tick).
@@ -186,12 +177,12 @@ describe('3. recovery in seconds, patience in long outages (defaults)', () => {
   test('the open-state wait is jittered ±25 % and resets to the first wait after a success', async () => {
     fake();
     let down = true;
-    handler = (_req, res) => res.writeHead(down ? 503 : 200).end();
+    t.handler = (_req, res) => res.writeHead(down ? 503 : 200).end();
     let r = 0;
     const draws = [0, 1 - 1e-9];
     const { http, plugin } = setup({ retries: 0, breaker: { volumeThreshold: 2 }, random: () => draws[r++ % 2]! });
-    const breaker = () => plugin.breaker(server.url)!;
-    for (let i = 0; i < 2; i++) await rejection(http.get(`${server.url}/r`));
+    const breaker = () => plugin.breaker(t.server.url)!;
+    for (let i = 0; i < 2; i++) await rejection(http.get(`${t.server.url}/r`));
     expect(breaker().opened).toBe(true);
     // The first wait was drawn at creation with random() = 0: 2000 × 0.75.
     await jest.advanceTimersByTimeAsync(1499);
@@ -199,44 +190,44 @@ describe('3. recovery in seconds, patience in long outages (defaults)', () => {
     await jest.advanceTimersByTimeAsync(1);
     expect(breaker().halfOpen).toBe(true);
     down = false;
-    expect((await http.get(`${server.url}/r`)).status).toBe(200);
+    expect((await http.get(`${t.server.url}/r`)).status).toBe(200);
     expect(breaker().closed).toBe(true);
   });
 });
 
 test('3. a half-open probe call keeps its retries: a blip does not keep the breaker open', async () => {
   fake();
-  handler = (_req, res) => res.writeHead(503).end();
+  t.handler = (_req, res) => res.writeHead(503).end();
   const { http, plugin } = setup({ breaker: { volumeThreshold: 2 }, random: () => 0.5 });
-  for (let i = 0; i < 2; i++) await rejection(http.get(`${server.url}/down/${i}`, { retry: { retries: 0 } }));
-  expect(plugin.breaker(server.url)?.opened).toBe(true);
+  for (let i = 0; i < 2; i++) await rejection(http.get(`${t.server.url}/down/${i}`, { retry: { retries: 0 } }));
+  expect(plugin.breaker(t.server.url)?.opened).toBe(true);
   await jest.advanceTimersByTimeAsync(2000);
-  expect(plugin.breaker(server.url)?.halfOpen).toBe(true);
-  handler = perPath([503, 200]);
-  const probe = http.get(`${server.url}/blip`);
+  expect(plugin.breaker(t.server.url)?.halfOpen).toBe(true);
+  t.handler = perPath([503, 200]);
+  const probe = http.get(`${t.server.url}/blip`);
   await run(100, 5);
   expect((await probe).status).toBe(200);
-  expect(server.requests.filter((r) => r.url === '/blip')).toHaveLength(2);
-  expect(plugin.breaker(server.url)?.closed).toBe(true);
+  expect(t.server.requests.filter((r) => r.url === '/blip')).toHaveLength(2);
+  expect(plugin.breaker(t.server.url)?.closed).toBe(true);
 });
 
 describe('4. truthful stats and events', () => {
   test('a call refused while open shows in stats.rejects and fires reject; each transition is reported once', async () => {
     fake();
-    handler = (_req, res) => res.writeHead(503).end();
+    t.handler = (_req, res) => res.writeHead(503).end();
     const { http, plugin, changes } = setup({ retries: 0, random: () => 0.5 });
-    for (let i = 0; i < 10; i++) await rejection(http.get(`${server.url}/r`));
-    const breaker = plugin.breaker(server.url)!;
+    for (let i = 0; i < 10; i++) await rejection(http.get(`${t.server.url}/r`));
+    const breaker = plugin.breaker(t.server.url)!;
     const rejects: unknown[] = [];
     breaker.on('reject', (e) => void rejects.push(e));
-    const sent = server.requests.length;
-    for (let i = 0; i < 3; i++) expect(await rejection(http.get(`${server.url}/r`))).toBeInstanceOf(CircuitOpenError);
-    expect(server.requests).toHaveLength(sent);
+    const sent = t.server.requests.length;
+    for (let i = 0; i < 3; i++) expect(await rejection(http.get(`${t.server.url}/r`))).toBeInstanceOf(CircuitOpenError);
+    expect(t.server.requests).toHaveLength(sent);
     expect(breaker.stats.rejects).toBe(3);
     expect(rejects).toHaveLength(3);
-    handler = (_req, res) => res.writeHead(200).end();
+    t.handler = (_req, res) => res.writeHead(200).end();
     await jest.advanceTimersByTimeAsync(2000);
-    expect((await http.get(`${server.url}/r`)).status).toBe(200);
+    expect((await http.get(`${t.server.url}/r`)).status).toBe(200);
     expect(changes.map((c) => c.state)).toEqual(['open', 'half-open', 'closed']);
   });
 });
@@ -257,26 +248,26 @@ describe('5. refuse what cannot be honoured', () => {
 
 describe('6. partitioning', () => {
   test('breaker.key gives a slow route its own breaker: 25 timeouts on /slow do not block /health', async () => {
-    handler = (req, res) => (req.url === '/slow' ? undefined : res.writeHead(200).end('ok'));
+    t.handler = (req, res) => (req.url === '/slow' ? undefined : res.writeHead(200).end('ok'));
     const { http, plugin } = setup({
       retries: 0,
       breaker: { key: (config, origin) => (config.url?.endsWith('/slow') ? `${origin}/slow` : origin) },
     });
     const outcomes = await Promise.allSettled(
-      Array.from({ length: 25 }, () => http.get(`${server.url}/slow`, { timeout: 30 })),
+      Array.from({ length: 25 }, () => http.get(`${t.server.url}/slow`, { timeout: 30 })),
     );
     expect(outcomes.every((o) => o.status === 'rejected')).toBe(true);
     // The origin is `http://127.0.0.1:<port>`, so the slow route's key is that plus `/slow`.
-    expect(plugin.breaker(`${server.url}/slow`)?.opened).toBe(true);
-    expect(await rejection(http.get(`${server.url}/slow`, { timeout: 30 }))).toBeInstanceOf(CircuitOpenError);
-    expect((await http.get(`${server.url}/health`)).data).toBe('ok');
-    expect(plugin.breaker(server.url)?.closed).toBe(true);
+    expect(plugin.breaker(`${t.server.url}/slow`)?.opened).toBe(true);
+    expect(await rejection(http.get(`${t.server.url}/slow`, { timeout: 30 }))).toBeInstanceOf(CircuitOpenError);
+    expect((await http.get(`${t.server.url}/health`)).data).toBe('ok');
+    expect(plugin.breaker(t.server.url)?.closed).toBe(true);
   });
 
   test('a breaker.key that returns no string is refused with a TypeError naming it', async () => {
-    handler = (_req, res) => res.writeHead(200).end();
+    t.handler = (_req, res) => res.writeHead(200).end();
     const { http } = setup({ breaker: { key: () => undefined as unknown as string } });
-    await expect(http.get(`${server.url}/r`)).rejects.toThrow(/breaker\.key\(\) must return a non-empty string/);
+    await expect(http.get(`${t.server.url}/r`)).rejects.toThrow(/breaker\.key\(\) must return a non-empty string/);
   });
 });
 
@@ -312,20 +303,20 @@ describe('fleet: the open-state wait is shared', () => {
 
   test('a local open announces the current wait; a remote open uses the wait it was announced with', async () => {
     fake();
-    handler = (_req, res) => res.writeHead(503).end();
+    t.handler = (_req, res) => res.writeHead(503).end();
     const fleet = fakeSync();
     const { http, plugin } = setup({
       retries: 0,
       random: () => 0.5,
       breaker: { volumeThreshold: 2, shared: fleet.sync },
     });
-    for (let i = 0; i < 2; i++) await rejection(http.get(`${server.url}/r`));
-    const origin = `${server.url}`;
+    for (let i = 0; i < 2; i++) await rejection(http.get(`${t.server.url}/r`));
+    const origin = `${t.server.url}`;
     expect(fleet.announced).toEqual([{ key: origin, state: 'open', waitMs: 2000 }]);
     // Another process closes it, then opens it again after failed probes: 8 s.
     fleet.remote(origin, 'closed');
     fleet.remote(origin, 'open', 8000);
-    const breaker = plugin.breaker(server.url)!;
+    const breaker = plugin.breaker(t.server.url)!;
     await jest.advanceTimersByTimeAsync(7999);
     expect(breaker.opened).toBe(true);
     await jest.advanceTimersByTimeAsync(1);
@@ -343,10 +334,10 @@ test('opossum counts the fire and success events it is handed, and keeps no late
 });
 
 test('a successful call under a closed breaker is counted without firing it', async () => {
-  handler = (_req, res) => res.writeHead(200).end();
+  t.handler = (_req, res) => res.writeHead(200).end();
   const { http, plugin } = setup();
-  for (let i = 0; i < 3; i++) await http.get(`${server.url}/r`);
-  const stats = plugin.breaker(server.url)!.stats as unknown as {
+  for (let i = 0; i < 3; i++) await http.get(`${t.server.url}/r`);
+  const stats = plugin.breaker(t.server.url)!.stats as unknown as {
     fires: number;
     successes: number;
     latencyTimes: number[];

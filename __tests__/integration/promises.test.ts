@@ -8,29 +8,18 @@ import type { AxiosResponse, InternalAxiosRequestConfig } from 'axios';
 import { RetryBudget, retryPlugin } from '../../lib';
 import type { GiveUpEvent, RetryPluginOptions } from '../../lib';
 import { rejection } from '../helpers';
-import { startServer, until } from '../reliability/support/test-server';
-import type { Handler, TestServer } from '../reliability/support/test-server';
+import { serverPerTest, until } from '../reliability/support/test-server';
+import type { Handler } from '../reliability/support/test-server';
 
 const ADAPTERS = ['http', 'fetch'] as const;
 
-let server: TestServer;
-let handler: Handler;
-const plugins: Array<{ close(): Promise<void> }> = [];
-
-beforeEach(async () => {
-  handler = (_req, res) => res.writeHead(200).end('ok');
-  server = await startServer((req, res, index) => handler(req, res, index));
-});
-afterEach(async () => {
-  while (plugins.length) await plugins.pop()!.close();
-  await server.close();
-});
+const t = serverPerTest();
 
 function setup(options: RetryPluginOptions = {}, adapter: 'http' | 'fetch' = 'http') {
   const http = axios.create({ adapter });
   const plugin = retryPlugin({ random: () => 0, budget: false, breaker: false, ...options });
   plugin.install(http);
-  plugins.push(plugin);
+  t.plugins.push(plugin);
   return { http, plugin };
 }
 
@@ -39,16 +28,16 @@ const blipOnce: Handler = (_req, res, index) => res.writeHead(index === 0 ? 503 
 
 describe.each(ADAPTERS)('every attempt sends the same bytes (%s adapter)', (adapter) => {
   test('a native FormData with a Blob and a File part: identical bytes and Content-Type on the retry', async () => {
-    handler = blipOnce;
+    t.handler = blipOnce;
     const { http } = setup({}, adapter);
     const form = new FormData();
     form.append('amount', '4200');
     form.append('receipt', new Blob(['line one\nline two'], { type: 'text/plain' }), 'receipt.txt');
     form.append('photo', new File(['pretend-jpeg'], 'photo.jpg', { type: 'image/jpeg' }));
-    const response = await http.post(`${server.url}/payments`, form);
+    const response = await http.post(`${t.server.url}/payments`, form);
     expect(response.status).toBe(200);
-    const [first, second] = server.requests;
-    expect(server.requests).toHaveLength(2);
+    const [first, second] = t.server.requests;
+    expect(t.server.requests).toHaveLength(2);
     expect(first!.headers['idempotency-key']).toBe(second!.headers['idempotency-key']);
     expect(first!.headers['content-type']).toMatch(/^multipart\/form-data; boundary=/);
     expect(second!.headers['content-type']).toBe(first!.headers['content-type']);
@@ -64,11 +53,11 @@ describe.each(ADAPTERS)('every attempt sends the same bytes (%s adapter)', (adap
     ['a JSON object', () => ({ amount: 4200, currency: 'EUR' })],
     ['a Blob', () => new Blob(['blob body'], { type: 'application/octet-stream' })],
   ])('%s: identical bytes and Content-Type on the retry', async (_name, body) => {
-    handler = blipOnce;
+    t.handler = blipOnce;
     const { http } = setup({}, adapter);
-    await http.post(`${server.url}/things`, body());
-    const [first, second] = server.requests;
-    expect(server.requests).toHaveLength(2);
+    await http.post(`${t.server.url}/things`, body());
+    const [first, second] = t.server.requests;
+    expect(t.server.requests).toHaveLength(2);
     expect(second!.body).toBe(first!.body);
     expect(first!.body.length).toBeGreaterThan(0);
     expect(second!.headers['content-type']).toBe(first!.headers['content-type']);
@@ -76,7 +65,7 @@ describe.each(ADAPTERS)('every attempt sends the same bytes (%s adapter)', (adap
 
   test('a failed attempt’s streamed response body is released before the retry', async () => {
     let firstClosed = false;
-    handler = (req, res, index) => {
+    t.handler = (req, res, index) => {
       if (index > 0) return void res.writeHead(200).end('ok');
       res.socket!.on('close', () => (firstClosed = true));
       // A large error body that the server would keep streaming until the client lets go.
@@ -84,43 +73,43 @@ describe.each(ADAPTERS)('every attempt sends the same bytes (%s adapter)', (adap
       res.write('x'.repeat(256 * 1024));
     };
     const { http } = setup({ baseDelayMs: 20, random: () => 0.5 }, adapter);
-    const response = await http.get(`${server.url}/report`, { responseType: 'stream' });
+    const response = await http.get(`${t.server.url}/report`, { responseType: 'stream' });
     expect(response.status).toBe(200);
     (response.data as { destroy?: () => void; cancel?: () => Promise<void> }).destroy?.();
     await until(() => firstClosed, 1000);
-    expect(server.requests).toHaveLength(2);
+    expect(t.server.requests).toHaveLength(2);
   });
 });
 
 describe.each(ADAPTERS)('deadlineMs bounds the whole call (%s adapter)', (adapter) => {
   test('an attempt in flight ends at the deadline: stop reason deadline, nothing waits for the slow response', async () => {
     const pending: Array<() => void> = [];
-    handler = (_req, res) => void pending.push(() => res.writeHead(200).end('late'));
+    t.handler = (_req, res) => void pending.push(() => res.writeHead(200).end('late'));
     const { http } = setup({ deadlineMs: 300 }, adapter);
     const started = Date.now();
-    const error = (await rejection(http.get(`${server.url}/slow`, { timeout: 5000 }))) as unknown as AxiosError;
+    const error = (await rejection(http.get(`${t.server.url}/slow`, { timeout: 5000 }))) as unknown as AxiosError;
     const elapsed = Date.now() - started;
     expect(error.config?.retryState?.stopReason).toBe('deadline');
     expect(elapsed).toBeGreaterThanOrEqual(280);
     expect(elapsed).toBeLessThan(1500);
-    expect(server.requests).toHaveLength(1);
+    expect(t.server.requests).toHaveLength(1);
     for (const reply of pending) reply();
   });
 
   test("the caller's own signal still ends the call before the deadline", async () => {
-    handler = () => undefined;
+    t.handler = () => undefined;
     const { http } = setup({ deadlineMs: 2000 }, adapter);
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 50);
-    const error = await rejection(http.get(`${server.url}/slow`, { signal: controller.signal }));
+    const error = await rejection(http.get(`${t.server.url}/slow`, { signal: controller.signal }));
     expect(axios.isCancel(error)).toBe(true);
     expect((error as unknown as AxiosError).config?.retryState?.stopReason).toBe('aborted');
   });
 
   test("axios's own timeout still applies per attempt when it is shorter than the time left", async () => {
-    handler = (_req, res, index) => (index === 0 ? undefined : res.writeHead(200).end('ok'));
+    t.handler = (_req, res, index) => (index === 0 ? undefined : res.writeHead(200).end('ok'));
     const { http } = setup({ deadlineMs: 5000 }, adapter);
-    const response = await http.get(`${server.url}/slow`, { timeout: 100 });
+    const response = await http.get(`${t.server.url}/slow`, { timeout: 100 });
     expect(response.status).toBe(200);
     expect(response.config.retryState?.attempts).toBe(2);
     // The caller's config keeps its own timeout for a later re-send.
@@ -140,24 +129,24 @@ describe('hooks observe; they do not replace the outcome', () => {
   ])(
     'an onRetry that %s: the caller gets the last AxiosError (hook-failed), one onGiveUp, no token spent',
     async (_name, onRetry) => {
-      handler = (_req, res) => res.writeHead(503).end('busy');
+      t.handler = (_req, res) => res.writeHead(503).end('busy');
       const budget = new RetryBudget();
       const gaveUp: GiveUpEvent[] = [];
       const { http } = setup({ budget, onRetry, onGiveUp: (event) => void gaveUp.push(event) });
-      const error = (await rejection(http.get(`${server.url}/r`))) as unknown as AxiosError;
+      const error = (await rejection(http.get(`${t.server.url}/r`))) as unknown as AxiosError;
       expect(error).toBeInstanceOf(AxiosError);
       expect(error.response?.status).toBe(503);
       expect(error.config?.retryState?.stopReason).toBe('hook-failed');
       expect((error.config?.retryState?.hookError as Error).message).toBe('hook broke');
       expect(gaveUp).toHaveLength(1);
       expect(gaveUp[0]!.stopReason).toBe('hook-failed');
-      expect(server.requests).toHaveLength(1);
+      expect(t.server.requests).toHaveLength(1);
       expect(budget.state()).toMatchObject({ retries: 0, granted: 0 });
     },
   );
 
   test('an abort during a slow async onRetry ends the call at once, nothing more is sent, the token goes back', async () => {
-    handler = (_req, res) => res.writeHead(503).end('busy');
+    t.handler = (_req, res) => res.writeHead(503).end('busy');
     const budget = new RetryBudget();
     const controller = new AbortController();
     let release: () => void = () => undefined;
@@ -169,17 +158,17 @@ describe('hooks observe; they do not replace the outcome', () => {
       },
     });
     const started = Date.now();
-    const error = await rejection(http.get(`${server.url}/r`, { signal: controller.signal }));
+    const error = await rejection(http.get(`${t.server.url}/r`, { signal: controller.signal }));
     expect(Date.now() - started).toBeLessThan(1000);
     expect(axios.isCancel(error)).toBe(true);
     release();
     await new Promise((resolve) => setTimeout(resolve, 30));
-    expect(server.requests).toHaveLength(1);
+    expect(t.server.requests).toHaveLength(1);
     expect(budget.state()).toMatchObject({ retries: 0 });
   });
 
   test('plugin.close() during a slow async onRetry ends the call at once with its last error', async () => {
-    handler = (_req, res) => res.writeHead(503).end('busy');
+    t.handler = (_req, res) => res.writeHead(503).end('busy');
     let hookStarted = false;
     const { http, plugin } = setup({
       onRetry: () => {
@@ -187,13 +176,13 @@ describe('hooks observe; they do not replace the outcome', () => {
         return new Promise<void>(() => undefined);
       },
     });
-    const call = rejection(http.get(`${server.url}/r`));
+    const call = rejection(http.get(`${t.server.url}/r`));
     await until(() => hookStarted);
     await plugin.close();
     const error = (await call) as unknown as AxiosError;
     expect(error.response?.status).toBe(503);
     expect(error.config?.retryState?.stopReason).toBe('aborted');
-    expect(server.requests).toHaveLength(1);
+    expect(t.server.requests).toHaveLength(1);
   });
 
   test.each(['signal', 'CancelToken'] as const)(
@@ -211,34 +200,34 @@ describe('hooks observe; they do not replace the outcome', () => {
         source.cancel('never mind');
         config = { cancelToken: source.token };
       }
-      const error = await rejection(http.get(`${server.url}/r`, config));
+      const error = await rejection(http.get(`${t.server.url}/r`, config));
       expect(axios.isCancel(error)).toBe(true);
       expect(gaveUp).toHaveLength(1);
       expect(gaveUp[0]!.stopReason).toBe('aborted');
       expect(gaveUp[0]!.retryState).toMatchObject({ attempts: 0, stopReason: 'aborted' });
-      expect(server.requests).toHaveLength(0);
+      expect(t.server.requests).toHaveLength(0);
     },
   );
 
   test('a call that fails in axios’s response transform (strict JSON): one onGiveUp, stop reason not-retryable', async () => {
-    handler = (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{not json');
+    t.handler = (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{not json');
     const gaveUp: GiveUpEvent[] = [];
     const { http } = setup({ onGiveUp: (event) => void gaveUp.push(event) });
     const error = (await rejection(
-      http.get(`${server.url}/r`, { responseType: 'json', transitional: { silentJSONParsing: false } }),
+      http.get(`${t.server.url}/r`, { responseType: 'json', transitional: { silentJSONParsing: false } }),
     )) as unknown as AxiosError;
     expect(gaveUp).toHaveLength(1);
     expect(error.config?.retryState?.stopReason).toBe('not-retryable');
   });
 
   test('an onGiveUp that throws does not replace the caller’s error', async () => {
-    handler = (_req, res) => res.writeHead(404).end('gone');
+    t.handler = (_req, res) => res.writeHead(404).end('gone');
     const { http } = setup({
       onGiveUp: () => {
         throw new Error('logger down');
       },
     });
-    const error = (await rejection(http.get(`${server.url}/r`))) as unknown as AxiosError;
+    const error = (await rejection(http.get(`${t.server.url}/r`))) as unknown as AxiosError;
     expect(error.response?.status).toBe(404);
     expect((error.config?.retryState?.hookError as Error).message).toBe('logger down');
   });
@@ -246,7 +235,7 @@ describe('hooks observe; they do not replace the outcome', () => {
 
 describe('installs', () => {
   test('the same plugin installed twice: one retry loop, one onGiveUp per failed call', async () => {
-    handler = (_req, res) => res.writeHead(503).end('busy');
+    t.handler = (_req, res) => res.writeHead(503).end('busy');
     const gaveUp: GiveUpEvent[] = [];
     const plugin = retryPlugin({
       retries: 2,
@@ -255,29 +244,29 @@ describe('installs', () => {
       breaker: false,
       onGiveUp: (e) => void gaveUp.push(e),
     });
-    plugins.push(plugin);
+    t.plugins.push(plugin);
     const http = axios.create();
     const eject1 = plugin.install(http);
     const eject2 = plugin.install(http);
-    const error = (await rejection(http.get(`${server.url}/r`))) as unknown as AxiosError;
-    expect(server.requests).toHaveLength(3);
+    const error = (await rejection(http.get(`${t.server.url}/r`))) as unknown as AxiosError;
+    expect(t.server.requests).toHaveLength(3);
     expect(gaveUp).toHaveLength(1);
     expect(error.config?.retryState).toMatchObject({ attempts: 3, stopReason: 'retries-exhausted' });
     // The interceptors stay until the last eject.
     eject1();
-    await rejection(http.get(`${server.url}/r`));
-    expect(server.requests).toHaveLength(6);
+    await rejection(http.get(`${t.server.url}/r`));
+    expect(t.server.requests).toHaveLength(6);
     eject2();
-    await rejection(http.get(`${server.url}/r`));
-    expect(server.requests).toHaveLength(7);
+    await rejection(http.get(`${t.server.url}/r`));
+    expect(t.server.requests).toHaveLength(7);
   });
 
   test('onGiveUp runs after response interceptors added later (one that saves the call is not reported); eject restores use', async () => {
-    handler = (req, res) => res.writeHead(req.headers.authorization === 'fresh' ? 200 : 401).end();
+    t.handler = (req, res) => res.writeHead(req.headers.authorization === 'fresh' ? 200 : 401).end();
     const gaveUp: GiveUpEvent[] = [];
     const http = axios.create();
     const plugin = retryPlugin({ budget: false, breaker: false, onGiveUp: (e) => void gaveUp.push(e) });
-    plugins.push(plugin);
+    t.plugins.push(plugin);
     const eject = plugin.install(http);
     // Added after the plugin, like axios-auth-refresh: re-sends a 401 with a fresh token.
     http.interceptors.response.use(undefined, (error: AxiosError) => {
@@ -285,7 +274,7 @@ describe('installs', () => {
       error.config!.headers.Authorization = 'fresh';
       return http.request(error.config!);
     });
-    expect((await http.get(`${server.url}/me`)).status).toBe(200);
+    expect((await http.get(`${t.server.url}/me`)).status).toBe(200);
     expect(gaveUp).toEqual([]);
     eject();
     expect(Object.prototype.hasOwnProperty.call(http.interceptors.response, 'use')).toBe(false);
@@ -295,7 +284,7 @@ describe('installs', () => {
     const http = axios.create();
     const first = retryPlugin();
     const second = retryPlugin();
-    plugins.push(first, second);
+    t.plugins.push(first, second);
     const eject = first.install(http);
     expect(() => second.install(http)).toThrow(TypeError);
     expect(() => second.install(http)).toThrow(/already has a different retry plugin installed/);
@@ -309,30 +298,30 @@ describe('Idempotency-Key: a key you set yourself is kept, and makes the call ke
     ['an AxiosHeaders header', () => ({ headers: new AxiosHeaders({ 'Idempotency-Key': 'mine-1' }) })],
     ['a plain-object header in lower case', () => ({ headers: { 'idempotency-key': 'mine-1' } })],
   ])('with idempotencyKey: false, a POST carrying %s is retried', async (_name, config) => {
-    handler = blipOnce;
+    t.handler = blipOnce;
     const { http } = setup({ idempotencyKey: false });
-    const response = await http.post(`${server.url}/pay`, { amount: 1 }, config());
+    const response = await http.post(`${t.server.url}/pay`, { amount: 1 }, config());
     expect(response.status).toBe(200);
-    expect(server.requests.map((r) => r.headers['idempotency-key'])).toEqual(['mine-1', 'mine-1']);
+    expect(t.server.requests.map((r) => r.headers['idempotency-key'])).toEqual(['mine-1', 'mine-1']);
     expect(response.config.retryState?.idempotencyKey).toBe('mine-1');
   });
 
   test('with idempotencyKey: false, a key in the instance defaults makes POSTs keyed', async () => {
-    handler = blipOnce;
+    t.handler = blipOnce;
     const http = axios.create({ headers: { common: { 'Idempotency-Key': 'from-defaults' } } });
     const plugin = retryPlugin({ idempotencyKey: false, random: () => 0, budget: false, breaker: false });
-    plugins.push(plugin);
+    t.plugins.push(plugin);
     plugin.install(http);
-    const response = await http.post(`${server.url}/pay`, { amount: 1 });
+    const response = await http.post(`${t.server.url}/pay`, { amount: 1 });
     expect(response.status).toBe(200);
-    expect(server.requests).toHaveLength(2);
+    expect(t.server.requests).toHaveLength(2);
   });
 
   test('re-sending a successful response’s config is a new operation: it gets a new key', async () => {
     const { http } = setup();
-    const first = await http.post(`${server.url}/pay`, { amount: 1 });
+    const first = await http.post(`${t.server.url}/pay`, { amount: 1 });
     const again = await http.request(first.config);
-    const [a, b] = server.requests.map((r) => r.headers['idempotency-key']);
+    const [a, b] = t.server.requests.map((r) => r.headers['idempotency-key']);
     expect(a).toBeDefined();
     expect(b).toBeDefined();
     expect(b).not.toBe(a);
@@ -340,11 +329,11 @@ describe('Idempotency-Key: a key you set yourself is kept, and makes the call ke
   });
 
   test('re-sending a failed call’s error.config keeps its key: the same operation, retried by hand', async () => {
-    handler = (_req, res, index) => res.writeHead(index === 0 ? 503 : 200).end();
+    t.handler = (_req, res, index) => res.writeHead(index === 0 ? 503 : 200).end();
     const { http } = setup({ retries: 0 });
-    const error = (await rejection(http.post(`${server.url}/pay`, { amount: 1 }))) as unknown as AxiosError;
+    const error = (await rejection(http.post(`${t.server.url}/pay`, { amount: 1 }))) as unknown as AxiosError;
     await http.request(error.config!);
-    const [a, b] = server.requests.map((r) => r.headers['idempotency-key']);
+    const [a, b] = t.server.requests.map((r) => r.headers['idempotency-key']);
     expect(b).toBe(a);
   });
 });
@@ -357,15 +346,15 @@ describe('failures the table did not know', () => {
 
   test('a custom adapter’s bare failure (no response, no code) is retried for a GET and a keyed POST', async () => {
     const { http } = setup();
-    expect((await http.get(`${server.url}/r`, { adapter: bare })).config.retryState?.attempts).toBe(2);
-    expect((await http.post(`${server.url}/r`, {}, { adapter: bare })).config.retryState?.attempts).toBe(2);
+    expect((await http.get(`${t.server.url}/r`, { adapter: bare })).config.retryState?.attempts).toBe(2);
+    expect((await http.post(`${t.server.url}/r`, {}, { adapter: bare })).config.retryState?.attempts).toBe(2);
   });
 
   test('…and never for a keyless POST (it may have reached the server)', async () => {
     const { http } = setup({ idempotencyKey: false });
     const gaveUp: GiveUpEvent[] = [];
     const error = (await rejection(
-      http.post(`${server.url}/r`, {}, { adapter: bare, retry: { onGiveUp: (e) => void gaveUp.push(e) } }),
+      http.post(`${t.server.url}/r`, {}, { adapter: bare, retry: { onGiveUp: (e) => void gaveUp.push(e) } }),
     )) as unknown as AxiosError;
     // The bare failure reaches the caller as an AxiosError with a config, the original as its cause.
     expect(axios.isAxiosError(error)).toBe(true);
@@ -375,36 +364,36 @@ describe('failures the table did not know', () => {
   });
 
   test.each(ADAPTERS)('a response cut off mid-body is retried for a GET (%s adapter)', async (adapter) => {
-    handler = (_req, res, index) => {
+    t.handler = (_req, res, index) => {
       if (index > 0) return void res.writeHead(200, { 'content-length': '2' }).end('ok');
       res.writeHead(200, { 'content-length': '1000' });
       res.write('x'.repeat(100));
       setTimeout(() => res.socket?.destroy(), 10);
     };
     const { http } = setup({}, adapter);
-    const response = await http.get(`${server.url}/r`);
+    const response = await http.get(`${t.server.url}/r`);
     expect(response.data).toBe('ok');
     expect(response.config.retryState?.attempts).toBe(2);
   });
 
   test('a keyless POST cut off mid-body is not retried (the server already answered)', async () => {
-    handler = (_req, res) => {
+    t.handler = (_req, res) => {
       res.writeHead(200, { 'content-length': '1000' });
       res.write('x'.repeat(100));
       setTimeout(() => res.socket?.destroy(), 10);
     };
     const { http } = setup({ idempotencyKey: false });
-    const error = (await rejection(http.post(`${server.url}/r`, {}))) as unknown as AxiosError;
+    const error = (await rejection(http.post(`${t.server.url}/r`, {}))) as unknown as AxiosError;
     expect(error.config?.retryState?.stopReason).toBe('non-idempotent');
-    expect(server.requests).toHaveLength(1);
+    expect(t.server.requests).toHaveLength(1);
   });
 
   test('408 Request Timeout is retried, a keyless POST too (RFC 9110: the server did not process it)', async () => {
-    handler = (_req, res, index) => res.writeHead(index % 2 === 0 ? 408 : 200).end();
+    t.handler = (_req, res, index) => res.writeHead(index % 2 === 0 ? 408 : 200).end();
     const { http } = setup();
-    expect((await http.get(`${server.url}/r`)).status).toBe(200);
-    const response = await http.post(`${server.url}/r`, { a: 1 }, { retry: { idempotencyKey: false } });
+    expect((await http.get(`${t.server.url}/r`)).status).toBe(200);
+    const response = await http.post(`${t.server.url}/r`, { a: 1 }, { retry: { idempotencyKey: false } });
     expect(response.status).toBe(200);
-    expect(server.requests).toHaveLength(4);
+    expect(t.server.requests).toHaveLength(4);
   });
 });

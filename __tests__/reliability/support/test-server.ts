@@ -56,3 +56,25 @@ export async function until(predicate: () => boolean, ms = 2000): Promise<void> 
 }
 
 export const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A fresh server per test, answered by `t.handler` (200 by default); plugins in `t.plugins` are closed after it. */
+export interface ServerPerTest {
+  server: TestServer;
+  handler: Handler;
+  plugins: Array<{ close(): Promise<void> }>;
+}
+
+export function serverPerTest(): ServerPerTest {
+  const ok: Handler = (_req, res) => res.writeHead(200).end('ok');
+  const t = { handler: ok, plugins: [] } as unknown as ServerPerTest;
+  beforeEach(async () => {
+    t.handler = ok;
+    t.server = await startServer((req, res, index) => t.handler(req, res, index));
+  });
+  afterEach(async () => {
+    jest.useRealTimers();
+    while (t.plugins.length) await t.plugins.pop()!.close();
+    await t.server.close();
+  });
+  return t;
+}
