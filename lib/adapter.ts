@@ -241,7 +241,8 @@ class AttemptLoop implements GuardedCall {
       send: (index, signal) => {
         const copy = index === 0 || deadlineMs === undefined ? attemptConfig : this.withinDeadline(deadlineMs);
         const headers = AxiosHeaders.from(config.headers);
-        if (index > 0 && attemptHeader !== false) headers.set(attemptHeader, String(call.state.attempts));
+        // A copy says so, for servers and for the OpenTelemetry hook (axios-resilience/otel).
+        if (index > 0 && attemptHeader !== false) headers.set(attemptHeader, `${call.state.attempts}; hedge`);
         return this.dispatch({ ...copy, headers, signal });
       },
       mayHedge: () => this.mayHedge(delayMs),

@@ -92,10 +92,16 @@ export function race(r: Race): Promise<RaceWin> {
       if (timer !== undefined) clearTimeout(timer);
       timer = undefined;
     };
+    // plugin.close(): no more copies, and the copies already out are ended; the attempt itself ends
+    // as any attempt in flight does.
+    const onClose = (): void => {
+      stopHedging();
+      for (const controller of controllers.slice(1)) controller.abort();
+    };
     const finish = (): void => {
       done = true;
       stopHedging();
-      r.closers.delete(stopHedging);
+      r.closers.delete(onClose);
       r.signal?.removeEventListener?.('abort', abortAll);
     };
 
@@ -145,7 +151,7 @@ export function race(r: Race): Promise<RaceWin> {
     };
 
     r.signal?.addEventListener?.('abort', abortAll);
-    r.closers.add(stopHedging);
+    r.closers.add(onClose);
     launch();
     hedgeLater();
   });

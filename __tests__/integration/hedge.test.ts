@@ -73,6 +73,20 @@ describe.each(ADAPTERS)('hedging (%s adapter)', (adapter) => {
   });
 });
 
+test('with attemptHeader, a copy says it is a hedge ("2; hedge"); plugin.close() ends the copies already out', async () => {
+  handler = () => undefined;
+  const { http, plugin } = setup({ attemptHeader: true, hedge: { delayMs: 10 } });
+  const call = rejection(http.get(`${server.url}/r`, { timeout: 400 }));
+  await until(() => server.requests.length === 2, 1000);
+  expect(server.requests.map((r) => r.headers['x-retry-attempt'])).toEqual(['1', '2; hedge']);
+  await plugin.close();
+  await until(() => closedEarly[1] === true, 1000);
+  // The attempt itself ends as any attempt in flight does (here, at its timeout), and is not retried.
+  const error = (await call) as unknown as AxiosError;
+  expect(error.config?.retryState?.stopReason).toBe('aborted');
+  expect(server.requests).toHaveLength(2);
+});
+
 describe('only calls safe to send twice', () => {
   test('a keyless POST is never hedged', async () => {
     handler = (_req, res, index) => setTimeout(() => res.writeHead(201).end(`${index}`), 120);

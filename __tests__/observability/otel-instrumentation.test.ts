@@ -84,8 +84,8 @@ describe('resendCountHook on its own', () => {
     };
   }
   function span() {
-    const attributes: Record<string, number> = {};
-    return { attributes, setAttribute: (key: string, value: number) => void (attributes[key] = value) };
+    const attributes: Record<string, number | boolean> = {};
+    return { attributes, setAttribute: (key: string, value: number | boolean) => void (attributes[key] = value) };
   }
 
   test('ignores a request without the header and a value that is not an attempt number', () => {
@@ -107,6 +107,12 @@ describe('resendCountHook on its own', () => {
     const kept = request({ 'x-retry-attempt': '2' });
     resendCountHook({ keepHeader: true })(span(), kept);
     expect(kept.sent.get('x-retry-attempt')).toBe('2');
+  });
+
+  test('marks a hedged copy (attempt header "<n>; hedge") and still counts it as a resend', () => {
+    const s = span();
+    resendCountHook()(s, request({ 'x-retry-attempt': '3; hedge' }));
+    expect(s.attributes).toEqual({ 'http.request.resend_count': 2, 'axios_resilience.hedge': true });
   });
 
   test('refuses a header name that is not one', () => {

@@ -14,12 +14,15 @@
 /** The attribute the OpenTelemetry HTTP semantic conventions define for resends. */
 export const RESEND_COUNT_ATTRIBUTE = 'http.request.resend_count';
 
+/** Set to `true` on the span of a hedged copy (the plugin's attempt header then reads `'<n>; hedge'`). */
+export const HEDGE_ATTRIBUTE = 'axios_resilience.hedge';
+
 /** The header `attemptHeader: true` sends. */
 const DEFAULT_HEADER = 'X-Retry-Attempt';
 
 /** The one method of an OpenTelemetry `Span` the hook calls; any `Span` is one. */
 export interface SpanAttributeSetter {
-  setAttribute(key: string, value: number): unknown;
+  setAttribute(key: string, value: number | boolean): unknown;
 }
 
 /** Options of {@link resendCountHook}. */
@@ -84,8 +87,11 @@ export function resendCountHook(options: ResendCountHookOptions = {}): ResendCou
     const value = outgoing.getHeader(header);
     if (value === undefined) return;
     if (!keep && !outgoing.headersSent) outgoing.removeHeader(header);
-    const attempt = Number(Array.isArray(value) ? value[0] : value);
+    // '3', or '3; hedge' for a hedged copy.
+    const [count, marker] = String(Array.isArray(value) ? value[0] : value).split(';');
+    const attempt = Number(count);
     // The conventions set the count on resends only: attempt 2 is resend 1.
     if (Number.isInteger(attempt) && attempt >= 2) span.setAttribute(RESEND_COUNT_ATTRIBUTE, attempt - 1);
+    if (marker?.trim() === 'hedge') span.setAttribute(HEDGE_ATTRIBUTE, true);
   };
 }
