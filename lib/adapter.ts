@@ -235,6 +235,7 @@ class AttemptLoop implements GuardedCall {
   private hedged(hedge: ResolvedHedge, attemptConfig: InternalAxiosRequestConfig): Promise<AxiosResponse> {
     const { call, config, shared } = this;
     const { deadlineMs, attemptHeader } = call.options;
+    const inPage = shared.cors.page;
     const latencies = hedge.percentile === undefined ? undefined : shared.latencyFor(call.origin);
     const delayMs = hedgeDelay(hedge, latencies);
     return race({
@@ -243,7 +244,11 @@ class AttemptLoop implements GuardedCall {
         const headers = AxiosHeaders.from(config.headers);
         // A copy says so, for servers and for the OpenTelemetry hook (axios-resilience/otel).
         if (index > 0 && attemptHeader !== false) headers.set(attemptHeader, `${call.state.attempts}; hedge`);
-        return this.dispatch({ ...copy, headers, signal });
+        if (index === 0 || inPage === undefined) return this.dispatch({ ...copy, headers, signal });
+        // A browser holds a second request for the same URL until the first's response is in its
+        // HTTP cache (the cache lock), which would make every copy as slow as the attempt it hedges.
+        headers.set('Cache-Control', 'no-cache');
+        return this.dispatch({ ...copy, headers, signal, fetchOptions: { ...copy.fetchOptions, cache: 'no-store' } });
       },
       mayHedge: () => this.mayHedge(delayMs),
       delayMs,

@@ -16,7 +16,7 @@ import type { RetryState } from './types';
  */
 export class CorsEvidence {
   /** The page's origin in a browser (window or worker), as `originOf` writes it; `undefined` in Node. */
-  private readonly page = pageOrigin();
+  readonly page = pageOrigin();
   /** Origins that answered (any status) a request carrying the plugin's headers. */
   private readonly answered = new Set<string>();
 

@@ -94,6 +94,8 @@ export interface RetryStateSeen {
   delaysMs: number[];
   idempotencyKey?: string;
   stopReason?: string;
+  hedges?: number;
+  hedgeWon?: boolean;
 }
 
 export interface CallSeen {

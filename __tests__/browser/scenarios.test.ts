@@ -181,6 +181,22 @@ describe.each(['xhr', 'fetch'] as const)('in Chromium, over the %s adapter', (ad
     expect(server.requests(path('deadline-flight'))).toHaveLength(1);
   });
 
+  test('hedging: a slow first copy loses to a hedged copy sent after 50 ms', async () => {
+    const url = server.route(path('hedge'), [{ status: 200, delayMs: 3_000 }, 200]);
+    const seen = await runInPage(watched.page, {
+      adapter,
+      plugin: { hedge: { delayMs: 50 } },
+      calls: [{ url }],
+    });
+    const [call] = seen.calls;
+    expect(call).toMatchObject({ ok: true, status: 200, retryState: { attempts: 2, hedges: 1, hedgeWon: true } });
+    expect(call!.elapsedMs).toBeLessThan(1_500);
+    const sent = server.requests(path('hedge'));
+    expect(sent).toHaveLength(2);
+    // The copy bypasses the browser's HTTP cache, which would otherwise hold it behind the first.
+    expect(sent[1]!.headers['cache-control']).toBe('no-cache');
+  });
+
   test('the breaker opens after 5 failed calls; the next calls get CircuitOpenError and send nothing', async () => {
     const url = server.route(path('outage'), [503]);
     const seen = await runInPage(watched.page, {
