@@ -25,7 +25,7 @@ const notDownstream = (error: unknown, call: GuardedCall): boolean => !call.isDo
 
 /**
  * Runs a call under a **closed** breaker without `fire`'s per-call machinery (an arguments copy, a
- * semaphore, a wrapping promise, a latency sample kept for the whole window): the call runs, then its
+ * semaphore, a wrapping promise, two clock reads): the call runs, then its
  * outcome is handed to opossum. A success becomes the `fire` and `success` events that opossum's own
  * statistics count; a failure is replayed through `fire`, so opossum's `errorFilter` judges it and
  * opossum decides, as ever, whether it opens the breaker. Counted when they end, calls in flight do

@@ -324,24 +324,25 @@ describe('fleet: the open-state wait is shared', () => {
   });
 });
 
-test('opossum counts the fire and success events it is handed, and keeps no latency sample for them (pinned source behaviour)', () => {
+test('opossum counts the fire and success events it is handed (pinned source behaviour)', () => {
   const breaker = new CircuitBreaker(async () => 'ok', { timeout: false, rollingPercentilesEnabled: false });
   breaker.emit('fire', []);
   breaker.emit('success', 'ok');
   expect(breaker.stats).toMatchObject({ fires: 1, successes: 1, failures: 0 });
-  expect((breaker.stats as unknown as { latencyTimes: number[] }).latencyTimes).toEqual([]);
+  // Its Status still keeps one latency number per success, percentiles off or not: the ~1 MB per
+  // 100k calls in a 10 s window that docs/performance.md reports (docs/opossum-patch.md removes it).
+  const window = (breaker.status as unknown as { window: Array<{ latencyTimes: number[] }> }).window;
+  expect(window[0]!.latencyTimes).toEqual([0]);
   breaker.shutdown();
 });
 
 test('a successful call under a closed breaker is counted without firing it', async () => {
   t.handler = (_req, res) => res.writeHead(200).end();
   const { http, plugin } = setup();
-  for (let i = 0; i < 3; i++) await http.get(`${t.server.url}/r`);
-  const stats = plugin.breaker(t.server.url)!.stats as unknown as {
-    fires: number;
-    successes: number;
-    latencyTimes: number[];
-  };
-  expect(stats).toMatchObject({ fires: 3, successes: 3, failures: 0 });
-  expect(stats.latencyTimes).toEqual([]);
+  await http.get(`${t.server.url}/r`);
+  const breaker = plugin.breaker(t.server.url)!;
+  const fire = jest.spyOn(breaker as unknown as { fire: (...args: unknown[]) => unknown }, 'fire');
+  for (let i = 0; i < 2; i++) await http.get(`${t.server.url}/r`);
+  expect(fire).not.toHaveBeenCalled();
+  expect(breaker.stats).toMatchObject({ fires: 3, successes: 3, failures: 0 });
 });
