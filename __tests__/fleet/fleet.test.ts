@@ -187,6 +187,8 @@ describe('breaker state shared through Redis', () => {
         const plugin = retryPlugin({
           retries: 0,
           budget: false,
+          // 0.5: the open-state wait is exactly resetTimeout (its ±25 % jitter at the middle).
+          random: () => 0.5,
           breaker: {
             volumeThreshold: 5,
             resetTimeout: 300,
@@ -298,6 +300,7 @@ describe('when Redis goes away', () => {
     const plugin = retryPlugin({
       retries: 0,
       budget: false,
+      random: () => 0.5,
       breaker: {
         volumeThreshold: 3,
         resetTimeout: 200,
