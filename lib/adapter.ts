@@ -192,7 +192,7 @@ class AttemptLoop implements GuardedCall {
   private send(): Promise<AxiosResponse> {
     const { config, call } = this;
     const { options, state } = call;
-    const attemptConfig = options.deadlineMs === undefined ? config : this.withinDeadline(options.deadlineMs);
+    const attemptConfig = options.deadlineMs === undefined ? config : this.withinDeadline();
     // Each call that is really sent counts as one request for the budget.
     if (state.attempts === 0) this.budget?.deposit();
     state.attempts++;
@@ -240,7 +240,7 @@ class AttemptLoop implements GuardedCall {
     const delayMs = hedgeDelay(hedge, latencies);
     return race({
       send: (index, signal) => {
-        const copy = index === 0 || deadlineMs === undefined ? attemptConfig : this.withinDeadline(deadlineMs);
+        const copy = index === 0 || deadlineMs === undefined ? attemptConfig : this.withinDeadline();
         const headers = AxiosHeaders.from(config.headers);
         // A copy says so, for servers and for the OpenTelemetry hook (axios-resilience/otel).
         if (index > 0 && attemptHeader !== false) headers.set(attemptHeader, `${call.state.attempts}; hedge`);
@@ -268,10 +268,7 @@ class AttemptLoop implements GuardedCall {
     const { call, config, shared, breaker, budget } = this;
     if (shared.closed || cancellation(config) !== undefined) return false;
     if (breaker !== undefined && !breaker.closed) return false;
-    if (budget !== undefined) {
-      const grant = budget.tryWithdraw();
-      if (!(typeof grant === 'boolean' ? grant : await grant)) return false;
-    }
+    if (budget !== undefined && !(await this.takeToken(budget))) return false;
     const state = call.state;
     state.attempts += 1;
     state.hedges = (state.hedges ?? 0) + 1;
@@ -294,13 +291,10 @@ class AttemptLoop implements GuardedCall {
    * the deadline leaves, so an attempt in flight ends at the deadline. A copy, so the caller's
    * config keeps its own timeout for a re-send.
    */
-  private withinDeadline(deadlineMs: number): InternalAxiosRequestConfig {
+  private withinDeadline(): InternalAxiosRequestConfig {
     const left = Math.ceil(this.timeLeft()!);
     if (left <= 0) {
-      this.stop(
-        'deadline',
-        this.failure ?? new AxiosError(`deadline of ${deadlineMs} ms passed`, AxiosError.ETIMEDOUT, this.config),
-      );
+      this.stop('deadline', this.failure ?? this.deadlineError());
     }
     this.clipped = this.timeout === 0 || left < this.timeout;
     return this.clipped ? { ...this.config, timeout: left } : this.config;
@@ -456,9 +450,7 @@ class AttemptLoop implements GuardedCall {
     if (breaker !== undefined && !this.probe && isRejecting(breaker)) this.circuitOpen();
     // Last, so a retry refused for another reason does not spend a token.
     if (budget !== undefined) {
-      const grant = budget.tryWithdraw();
-      // A shared budget answers with a promise; a local one at once.
-      if (!(typeof grant === 'boolean' ? grant : await grant)) this.stop('budget-exhausted', failure);
+      if (!(await this.takeToken(budget))) this.stop('budget-exhausted', failure);
       this.holdsToken = true;
     }
 
@@ -508,10 +500,7 @@ class AttemptLoop implements GuardedCall {
     if (ended.how === 'failed') this.hookFailed(ended.error);
     if (ended.how === 'deadline') {
       this.giveBackToken();
-      this.stop(
-        'deadline',
-        this.failure ?? new AxiosError('the deadline passed in beforeAttempt', AxiosError.ETIMEDOUT, config),
-      );
+      this.stop('deadline', this.failure ?? this.deadlineError());
     }
     if (ended.how !== 'done') this.interrupted(ended.how);
   }
@@ -537,6 +526,16 @@ class AttemptLoop implements GuardedCall {
     this.call.state.hookError = hookError;
     // The call fails: with its last error, or (nothing failed yet) with the hook's, given a config.
     this.stop('hook-failed', this.lastError ?? hookError);
+  }
+
+  /** One retry token; a shared budget answers with a promise, a local one at once. */
+  private takeToken(budget: RetryBudgetLike): Promise<boolean> {
+    return Promise.resolve(budget.tryWithdraw());
+  }
+
+  /** The error of a call whose deadline passed before anything failed (it ran out in a hook). */
+  private deadlineError(): AxiosError {
+    return new AxiosError(`deadline of ${this.call.options.deadlineMs} ms passed`, AxiosError.ETIMEDOUT, this.config);
   }
 
   private giveBackToken(): void {

@@ -25,12 +25,8 @@ function absoluteOrigin(text: string): string | undefined {
 /** The page's origin in a browser (window or worker), written as `originOf` writes origins; `undefined` in Node. */
 export function pageOrigin(): string | undefined {
   const page = (globalThis as { location?: { origin?: unknown } }).location?.origin;
-  if (typeof page !== 'string') return undefined;
-  // Not through absoluteOrigin's one-entry cache: this is read once per plugin.
-  const match = ABSOLUTE.exec(page);
-  if (match === null) return undefined;
-  const scheme = match[1]!.toLowerCase();
-  return `${scheme}://${match[2]!.toLowerCase()}:${match[3] || DEFAULT_PORTS[scheme] || ''}`;
+  // Through the one-entry cache: a page calling relative URLs asks for this on every call.
+  return typeof page === 'string' ? absoluteOrigin(page) : undefined;
 }
 
 /**
