@@ -165,6 +165,16 @@ function opossumAroundAdapter(setup: ContenderSetup): Client {
   };
 }
 
+/** `--other a.cjs,b.cjs`: builds measured in the same rounds as the plugin under test. */
+function otherBuilds(): string[] {
+  return args.other === undefined ? [] : args.other.split(',').filter((path) => path !== '');
+}
+
+/** `other` for the first `--other` build, `other2`, `other3`, … for the rest. */
+function otherKey(index: number): string {
+  return index === 0 ? 'other' : `other${index + 1}`;
+}
+
 function entries(): Entry[] {
   const list: Entry[] = [
     { key: 'bare', label: 'bare axios', methods: both, make: (s) => makeContender('bare axios', s) },
@@ -205,14 +215,15 @@ function entries(): Entry[] {
       make: opossumAroundAdapter,
     });
   }
-  if (args.other !== undefined) {
-    const other = loadPlugin(args.other);
-    list.push({ key: 'other', label: 'other build', methods: both, make: withPlugin(other, {}) });
+  for (const [index, path] of otherBuilds().entries()) {
+    const other = loadPlugin(path);
+    const key = otherKey(index);
+    list.push({ key, label: `other build ${path}`, methods: both, make: withPlugin(other, {}) });
     if (args.variants) {
-      for (const [key, label, options, perRequest] of variants) {
+      for (const [variant, label, options, perRequest] of variants) {
         list.push({
-          key: `other-${key}`,
-          label: `other build, ${label}`,
+          key: `${key}-${variant}`,
+          label: `other build ${path}, ${label}`,
           methods: both,
           make: withPlugin(other, options, perRequest),
         });
@@ -508,14 +519,15 @@ function goals(socketCells: Cell[], stubCells: Cell[], heapCells: HeapCell[]): s
         lines.push(`stub POST, what one more header costs bare axios: ${formatInterval(header, 2)} µs`);
       }
     }
-    if (args.other !== undefined) {
+    for (const [index, path] of otherBuilds().entries()) {
+      const key = otherKey(index);
       if (socketCells.length > 0) {
-        const vs = medianInterval(perRound(socketCells, method, 'other', 'axios-resilience', throughputRatio));
-        lines.push(`sockets ${M}, other build ÷ this build: ${formatInterval(vs, 3)}`);
+        const vs = medianInterval(perRound(socketCells, method, key, 'axios-resilience', throughputRatio));
+        lines.push(`sockets ${M}, ${path} ÷ this build: ${formatInterval(vs, 3)}`);
       }
       if (stubCells.length > 0) {
-        const vs = medianInterval(perRound(stubCells, method, 'other', 'axios-resilience', microsOver(STUB_CALLS)));
-        lines.push(`stub ${M}, other build minus this build: ${formatInterval(vs, 2)} µs`);
+        const vs = medianInterval(perRound(stubCells, method, key, 'axios-resilience', microsOver(STUB_CALLS)));
+        lines.push(`stub ${M}, ${path} minus this build: ${formatInterval(vs, 2)} µs`);
       }
     }
     if (heapCells.length > 0) {

@@ -1,44 +1,30 @@
-import axios, { AxiosError, AxiosHeaders, CanceledError, getAdapter, isCancel } from 'axios';
+import { AxiosError, AxiosHeaders, CanceledError, isCancel } from 'axios';
 import type { AxiosAdapter, AxiosResponse, AxiosResponseHeaders, InternalAxiosRequestConfig } from 'axios';
 import { computeBackoff } from './backoff';
 import { fixBody, needsFixedBody, releaseBody } from './body';
-import { runClosed } from './breaker';
-import type { BreakerRegistry, GuardedCall, OriginBreaker } from './breaker';
+import { countFailure } from './breaker';
+import type { BreakerRegistry, Guard, GuardedCall, OriginBreaker } from './breaker';
+import type { Call, CallState } from './call';
 import type { CorsEvidence } from './cross-origin';
 import { classify, failureKind, isStream, safeToRepeat } from './classify';
 import type { Decision } from './classify';
 import { CircuitOpenError } from './errors';
 import type { ResolvedHedge, ResolvedOptions } from './options';
 import { hedgeDelay, race } from './hedge';
+import { attachKey, callerKey, keysCall } from './idempotency';
+import { originOf } from './origin';
 import type { LatencyWindow } from './hedge';
 import { parseRetryAfter } from './retry-after';
-import type { RetryBudgetLike, RetryContext, RetryDecision, RetryState, StopReason } from './types';
+import type { RetryBudgetLike, RetryContext, RetryDecision, StopReason } from './types';
 import { cancellation, interruptible } from './wait';
 import type { WaitEnd } from './wait';
-
-/** What one logical call carries from the request interceptor into its attempts. */
-export interface Call {
-  options: ResolvedOptions;
-  state: RetryState;
-  /** Upper-case method. */
-  method: string;
-  origin: string;
-  /** The adapter the caller configured (a name, a list of names or a function). */
-  adapter: InternalAxiosRequestConfig['adapter'];
-  /** When the call began (the plugin's clock), or 0 for a call without a deadline: no other rule reads it. */
-  startedAt: number;
-  /** The key this plugin generated for the call; a config re-sent after a success gets a new one. */
-  generatedKey: string | undefined;
-  /** `onGiveUp` has been told about this call. */
-  reported: boolean;
-}
 
 /** What the calls of one plugin share. */
 export interface Shared {
   budgetFor(origin: string): RetryBudgetLike | undefined;
   breakers: BreakerRegistry | undefined;
-  /** Which breaker guards a call: its origin unless `breaker.key` says otherwise. */
-  breakerKey(config: InternalAxiosRequestConfig, origin: string): string;
+  /** Which breaker guards a call, when `breaker.key` is set (else its origin). */
+  breakerKey: ((config: InternalAxiosRequestConfig, origin: string) => string) | undefined;
   /** Ends pending waits and hooks when the plugin closes. */
   closers: Set<() => void>;
   /** Set by plugin.close(): from then on no call starts a new wait. */
@@ -73,34 +59,164 @@ function hasResponse(error: unknown): boolean {
   return response !== undefined && response !== null;
 }
 
-/**
- * Runs one logical call: the whole call goes through its breaker once, and inside it each attempt
- * is sent, classified, and waited for and re-sent while the decision table, the retry count,
- * Retry-After, the deadline, the breaker and the budget all allow it. Request and response
- * transforms and interceptors are outside this loop, so they run once per call and every attempt
- * sends the same bytes.
- */
-export function runCall(config: InternalAxiosRequestConfig, call: Call, shared: Shared): Promise<AxiosResponse> {
-  try {
-    return new AttemptLoop(config, call, shared).start();
-  } catch (error) {
-    // An unknown adapter name.
-    return Promise.reject(error);
+/** axios lower-cases the method; the decision table and the key settings speak upper case. */
+function methodOf(config: InternalAxiosRequestConfig): string {
+  const method = config.method;
+  switch (method) {
+    case undefined:
+    case 'get':
+      return 'GET';
+    case 'post':
+      return 'POST';
+    case 'put':
+      return 'PUT';
+    case 'patch':
+      return 'PATCH';
+    case 'delete':
+      return 'DELETE';
+    default:
+      return method.toUpperCase();
   }
 }
 
+/** What a call's attempts work with, fixed when the call reaches the adapter. */
+interface CallContext {
+  readonly config: InternalAxiosRequestConfig;
+  readonly call: Call;
+  readonly state: CallState;
+  /** The caller's adapter. */
+  readonly base: AxiosAdapter;
+  readonly shared: Shared;
+  readonly options: ResolvedOptions;
+  /** Upper-case method. */
+  readonly method: string;
+  readonly origin: string;
+  /** The call's headers were looked at for a key (see `keysCall`). */
+  readonly keyChecked: boolean;
+  readonly budget: RetryBudgetLike | undefined;
+  readonly guard: Guard | undefined;
+  readonly breakerKey: string;
+  /** In a browser, cross-origin, with the plugin's headers: an ERR_NETWORK may be a CORS refusal. */
+  readonly corsSensitive: boolean;
+  /** When the call began (the plugin's clock), or 0 for a call without a deadline: no other rule reads it. */
+  readonly startedAt: number;
+}
+
 /**
- * The state of one call's attempts; each step is one method. Most calls succeed at once, so the
- * success path is synchronous code and one `then` on the attempt's promise: the async steps
- * (classifying, waiting, hooks, the fleet's probe) only run after a failure.
+ * Runs one logical call over `base`, the caller's adapter: the Idempotency-Key is attached once,
+ * then the call goes through its breaker once, and inside it each attempt is sent, classified, and
+ * waited for and re-sent while the decision table, the retry count, Retry-After, the deadline, the
+ * breaker and the budget all allow it. Request and response transforms and interceptors are
+ * outside this loop, so they run once per call and every attempt sends the same bytes.
+ */
+export function runCall(
+  config: InternalAxiosRequestConfig,
+  call: Call,
+  state: CallState,
+  base: AxiosAdapter,
+  shared: Shared,
+): Promise<AxiosResponse> {
+  let context: CallContext;
+  try {
+    context = contextOf(config, call, state, base, shared);
+  } catch (error) {
+    // A key from a user's generator that is no valid header value, or a breaker.key() that throws.
+    return Promise.reject(error);
+  }
+  const breaker = context.guard?.breaker;
+  const data = config.data;
+  const fixed = typeof data === 'object' && data !== null && needsFixedBody(data);
+  if (context.options.plain && !context.corsSensitive && !fixed && (breaker?.closed ?? true)) {
+    return firstAttempt(context);
+  }
+  return new AttemptLoop(context).start();
+}
+
+function contextOf(
+  config: InternalAxiosRequestConfig,
+  call: Call,
+  state: CallState,
+  base: AxiosAdapter,
+  shared: Shared,
+): CallContext {
+  const options = call.options;
+  const method = methodOf(config);
+  // A call the plugin does not key (a GET) is looked at for a key of the caller's only if it fails.
+  const keyed = keysCall(method, options, call.staleKey);
+  if (keyed) {
+    const key = attachKey(config.headers, method, options, call.staleKey);
+    if (key !== undefined) {
+      state.idempotencyKey = key.key;
+      if (key.generated) call.generatedKey = key.key;
+    }
+  }
+  const origin = originOf(config.url, config.baseURL);
+  const breakerKey = shared.breakerKey === undefined ? origin : shared.breakerKey(config, origin);
+  const cors = shared.cors;
+  // One object literal: it is made whole, where a class instance would be built field by field.
+  return {
+    config,
+    call,
+    state,
+    base,
+    shared,
+    options,
+    method,
+    origin,
+    keyChecked: keyed,
+    budget: shared.budgetFor(origin),
+    guard: shared.breakers?.for(breakerKey),
+    breakerKey,
+    corsSensitive: cors.page !== undefined && cors.applies(origin, state, options),
+    startedAt: options.deadlineMs === undefined ? 0 : shared.now(),
+  };
+}
+
+/** A custom adapter may hand back a thenable (a native promise passes as is). */
+function dispatch(base: AxiosAdapter, config: InternalAxiosRequestConfig): Promise<AxiosResponse> {
+  return Promise.resolve(base(config));
+}
+
+/**
+ * The first attempt of a call that needs nothing but a send — no hook, hedge, deadline, predicate,
+ * attempt header or FormData body, and a closed breaker or none — which is most calls: one `then`
+ * on the attempt's promise, and the attempt loop is built only if the attempt fails. (It does what
+ * `AttemptLoop.send` does for a first attempt.)
+ */
+function firstAttempt(context: CallContext): Promise<AxiosResponse> {
+  const guard = context.guard;
+  context.budget?.deposit();
+  context.state.attempts = 1;
+  let sent: Promise<AxiosResponse>;
+  try {
+    sent = dispatch(context.base, context.config);
+  } catch (error) {
+    // A custom adapter that throws instead of rejecting.
+    return new AttemptLoop(context, guard !== undefined).resume(error);
+  }
+  return sent.then(guard?.succeed, (error: unknown) => new AttemptLoop(context, guard !== undefined).resume(error));
+}
+
+/**
+ * The state of one call's attempts; each step is one method. The async steps (classifying,
+ * waiting, hooks, the fleet's probe) only run after a failure.
  */
 class AttemptLoop implements GuardedCall {
+  private readonly config: InternalAxiosRequestConfig;
+  private readonly state: CallState;
   private readonly base: AxiosAdapter;
+  private readonly shared: Shared;
+  private readonly options: ResolvedOptions;
+  private readonly method: string;
+  private readonly origin: string;
+  private readonly startedAt: number;
   private readonly budget: RetryBudgetLike | undefined;
+  private guard: Guard | undefined;
   private breaker: OriginBreaker | undefined;
   private readonly breakerKey: string;
   /** axios's own per-attempt timeout (0: none), before the deadline shortens it. */
   private readonly timeout: number;
+  private readonly corsSensitive: boolean;
   private lastError: unknown;
   /** A resolved response that `shouldRetry` asked to retry (cleared by the next failure). */
   private lastResponse: AxiosResponse | undefined;
@@ -113,28 +229,51 @@ class AttemptLoop implements GuardedCall {
   private probe = false;
   /** The current attempt's timeout is what the deadline left, shorter than axios's own. */
   private clipped = false;
-  /** In a browser, cross-origin, with the plugin's headers: an ERR_NETWORK may be a CORS refusal. */
-  private readonly corsSensitive: boolean;
+  /** That outcome has been counted (a call is counted once, however deep its retries). */
+  private settled = false;
 
+  /**
+   * `counted`: the call runs under a closed breaker without `fire`, and its outcome is counted
+   * when it ends (set by `start` for a call that begins here).
+   */
   constructor(
-    private readonly config: InternalAxiosRequestConfig,
-    private readonly call: Call,
-    private readonly shared: Shared,
+    context: CallContext,
+    private counted = false,
   ) {
-    this.base = getAdapter(call.adapter ?? axios.defaults.adapter, config);
-    this.budget = shared.budgetFor(call.origin);
-    this.breakerKey = shared.breakers === undefined ? call.origin : shared.breakerKey(config, call.origin);
-    this.breaker = shared.breakers?.for(this.breakerKey);
-    this.previousDelayMs = call.options.baseDelayMs;
-    this.timeout = config.timeout ?? 0;
-    this.corsSensitive = shared.cors.applies(call.origin, call.state, call.options);
+    this.config = context.config;
+    this.state = context.state;
+    this.base = context.base;
+    this.shared = context.shared;
+    this.options = context.options;
+    this.method = context.method;
+    this.origin = context.origin;
+    this.startedAt = context.startedAt;
+    this.budget = context.budget;
+    this.guard = context.guard;
+    this.breaker = context.guard?.breaker;
+    this.breakerKey = context.breakerKey;
+    this.timeout = context.config.timeout ?? 0;
+    this.corsSensitive = context.corsSensitive;
+    this.previousDelayMs = context.options.baseDelayMs;
+    if (!context.keyChecked) {
+      const key = callerKey(context.config.headers, context.options);
+      if (key !== undefined) this.state.idempotencyKey = key;
+    }
+  }
+
+  /** Continues a call whose first attempt (sent by `firstAttempt`) failed with `error`. */
+  resume(error: unknown): Promise<AxiosResponse> {
+    return this.recover(error);
   }
 
   /** The call's response, after any retries; through its breaker when there is one. */
   start(): Promise<AxiosResponse> {
     const breaker = this.breaker;
     if (breaker === undefined) return this.run();
-    if (breaker.closed) return runClosed(breaker, this);
+    if (breaker.closed) {
+      this.counted = true;
+      return this.run();
+    }
     // Half-open with a fleet: one probe for all processes, not one each.
     if (breaker.halfOpen && this.shared.breakers!.shared) return this.startAfterFleetProbe(breaker);
     return this.fire(breaker);
@@ -152,6 +291,7 @@ class AttemptLoop implements GuardedCall {
       if (code === 'EOPENBREAKER') this.circuitOpen();
       // Evicted (past maxOrigins) or the plugin closed: send unguarded.
       if (code === 'ESHUTDOWN') {
+        this.guard = undefined;
         this.breaker = undefined;
         return this.run();
       }
@@ -161,7 +301,7 @@ class AttemptLoop implements GuardedCall {
 
   /** Runs every attempt of the call (opossum calls this inside `fire`). */
   run(): Promise<AxiosResponse> {
-    this.probe = this.breaker?.halfOpen === true;
+    this.probe = !this.counted && this.breaker?.halfOpen === true;
     if (needsFixedBody(this.config.data)) {
       return fixBody(this.config).then(
         () => this.attempt(),
@@ -175,23 +315,22 @@ class AttemptLoop implements GuardedCall {
   isDownstreamFailure(error: unknown): boolean {
     const failure = error instanceof CircuitOpenError ? error.cause : error;
     // A suspected CORS refusal says nothing about the origin's health.
-    if (this.corsSensitive && this.shared.cors.suspect(this.call.origin, failure)) return false;
-    const kind = failureKind(failure, this.call.options);
+    if (this.corsSensitive && this.shared.cors.suspect(this.origin, failure)) return false;
+    const kind = failureKind(failure, this.options);
     return kind === 'status' || kind === 'network';
   }
 
   /** Runs `beforeAttempt` when there is one, then sends the attempt. */
   private attempt(): Promise<AxiosResponse> {
-    const hook = this.call.options.beforeAttempt;
+    const hook = this.options.beforeAttempt;
     if (hook === undefined) return this.send();
-    const info = { attempt: this.call.state.attempts + 1, timeLeftMs: this.timeLeft() };
+    const info = { attempt: this.state.attempts + 1, timeLeftMs: this.timeLeft() };
     return this.runHook(() => hook(this.config, info), info.timeLeftMs).then(() => this.send());
   }
 
   /** Sends one attempt; the call's response, after any retries. */
   private send(): Promise<AxiosResponse> {
-    const { config, call } = this;
-    const { options, state } = call;
+    const { config, options, state } = this;
     const attemptConfig = options.deadlineMs === undefined ? config : this.withinDeadline();
     // Each call that is really sent counts as one request for the budget.
     if (state.attempts === 0) this.budget?.deposit();
@@ -203,29 +342,43 @@ class AttemptLoop implements GuardedCall {
       sent =
         options.hedge !== false && this.hedgeable()
           ? this.hedged(options.hedge, attemptConfig)
-          : this.dispatch(attemptConfig);
+          : dispatch(this.base, attemptConfig);
     } catch (error) {
       // A custom adapter that throws instead of rejecting.
       return this.recover(error);
     }
-    // Without a predicate (or CORS evidence to note) a resolved attempt is the call's answer: nothing
-    // runs on the success path.
-    const judge =
-      options.shouldRetry === undefined && !this.corsSensitive
-        ? undefined
-        : (response: AxiosResponse) => this.judge(response);
-    return sent.then(judge, (error: unknown) => this.recover(error));
+    // Without a predicate (or CORS evidence to note) a resolved attempt is the call's answer: only
+    // the closed breaker's count runs on the success path.
+    const resolved =
+      options.shouldRetry !== undefined || this.corsSensitive
+        ? (response: AxiosResponse) => this.judge(response)
+        : this.counted
+          ? (response: AxiosResponse) => this.succeeded(response)
+          : undefined;
+    return sent.then(resolved, (error: unknown) => this.recover(error));
   }
 
-  private dispatch(attemptConfig: InternalAxiosRequestConfig): Promise<AxiosResponse> {
-    // Promise.resolve: a custom adapter may hand back a thenable (a native promise passes as is).
-    return Promise.resolve(this.base(attemptConfig));
+  /** The call's answer: counted as a success by a closed breaker, once. */
+  private succeeded(response: AxiosResponse): AxiosResponse {
+    if (this.counted && !this.settled) {
+      this.settled = true;
+      this.guard!.succeed(response);
+    }
+    return response;
+  }
+
+  /** The call's final failure, about to be thrown: handed to a closed breaker, once. */
+  private failed(error: unknown): void {
+    if (this.counted && !this.settled) {
+      this.settled = true;
+      countFailure(this.guard!, this, error);
+    }
   }
 
   /** Safe to send twice: an idempotent method or a keyed call, and a body that can be sent again. */
   private hedgeable(): boolean {
-    const { call, config } = this;
-    return safeToRepeat(call.method, call.state.idempotencyKey !== undefined) && !isStream(config.data);
+    const { config } = this;
+    return safeToRepeat(this.method, this.state.idempotencyKey !== undefined) && !isStream(config.data);
   }
 
   /**
@@ -233,22 +386,27 @@ class AttemptLoop implements GuardedCall {
    * number) and abort signal; a later copy's timeout is what the deadline leaves when it starts.
    */
   private hedged(hedge: ResolvedHedge, attemptConfig: InternalAxiosRequestConfig): Promise<AxiosResponse> {
-    const { call, config, shared } = this;
-    const { deadlineMs, attemptHeader } = call.options;
+    const { config, shared } = this;
+    const { deadlineMs, attemptHeader } = this.options;
     const inPage = shared.cors.page;
-    const latencies = hedge.percentile === undefined ? undefined : shared.latencyFor(call.origin);
+    const latencies = hedge.percentile === undefined ? undefined : shared.latencyFor(this.origin);
     const delayMs = hedgeDelay(hedge, latencies);
     return race({
       send: (index, signal) => {
         const copy = index === 0 || deadlineMs === undefined ? attemptConfig : this.withinDeadline();
         const headers = AxiosHeaders.from(config.headers);
         // A copy says so, for servers and for the OpenTelemetry hook (axios-resilience/otel).
-        if (index > 0 && attemptHeader !== false) headers.set(attemptHeader, `${call.state.attempts}; hedge`);
-        if (index === 0 || inPage === undefined) return this.dispatch({ ...copy, headers, signal });
+        if (index > 0 && attemptHeader !== false) headers.set(attemptHeader, `${this.state.attempts}; hedge`);
+        if (index === 0 || inPage === undefined) return dispatch(this.base, { ...copy, headers, signal });
         // A browser holds a second request for the same URL until the first's response is in its
         // HTTP cache (the cache lock), which would make every copy as slow as the attempt it hedges.
         headers.set('Cache-Control', 'no-cache');
-        return this.dispatch({ ...copy, headers, signal, fetchOptions: { ...copy.fetchOptions, cache: 'no-store' } });
+        return dispatch(this.base, {
+          ...copy,
+          headers,
+          signal,
+          fetchOptions: { ...copy.fetchOptions, cache: 'no-store' },
+        });
       },
       mayHedge: () => this.mayHedge(delayMs),
       delayMs,
@@ -258,22 +416,22 @@ class AttemptLoop implements GuardedCall {
       now: shared.now,
     }).then(({ response, winner, latencyMs }) => {
       latencies?.record(latencyMs);
-      if (winner > 0) call.state.hedgeWon = true;
+      if (winner > 0) this.state.hedgeWon = true;
       return response;
     });
   }
 
   /** Whether one more hedged copy may go out now: the breaker closed, a budget token granted. */
   private async mayHedge(delayMs: number): Promise<boolean> {
-    const { call, config, shared, breaker, budget } = this;
+    const { config, shared, breaker, budget } = this;
     if (shared.closed || cancellation(config) !== undefined) return false;
     if (breaker !== undefined && !breaker.closed) return false;
     if (budget !== undefined && !(await this.takeToken(budget))) return false;
-    const state = call.state;
+    const state = this.state;
     state.attempts += 1;
     state.hedges = (state.hedges ?? 0) + 1;
     try {
-      call.options.onHedge?.({ attempt: state.attempts, delayMs, config });
+      this.options.onHedge?.({ attempt: state.attempts, delayMs, config });
     } catch {
       // An observer: what it throws does not stop the copy.
     }
@@ -282,8 +440,8 @@ class AttemptLoop implements GuardedCall {
 
   /** The time the deadline leaves, in ms, or `undefined` without one. */
   private timeLeft(): number | undefined {
-    const deadlineMs = this.call.options.deadlineMs;
-    return deadlineMs === undefined ? undefined : deadlineMs - (this.shared.now() - this.call.startedAt);
+    const deadlineMs = this.options.deadlineMs;
+    return deadlineMs === undefined ? undefined : deadlineMs - (this.shared.now() - this.startedAt);
   }
 
   /**
@@ -304,36 +462,36 @@ class AttemptLoop implements GuardedCall {
   private async recover(error: unknown): Promise<AxiosResponse> {
     this.lastError = error;
     this.lastResponse = undefined;
-    if (this.corsSensitive && hasResponse(error)) this.shared.cors.answer(this.call.origin);
+    if (this.corsSensitive && hasResponse(error)) this.shared.cors.answer(this.origin);
     return this.retryWith(await this.decide(error));
   }
 
   /** After a resolved attempt, with `shouldRetry` set: the response, or the retry it asks for. */
   private async judge(response: AxiosResponse): Promise<AxiosResponse> {
-    if (this.corsSensitive) this.shared.cors.answer(this.call.origin);
-    if (this.call.options.shouldRetry === undefined) return response;
+    if (this.corsSensitive) this.shared.cors.answer(this.origin);
+    if (this.options.shouldRetry === undefined) return this.succeeded(response);
     this.lastError = undefined;
     const verdict = await this.ask(undefined, response, { retry: false, reason: 'success' });
-    if (verdict !== true) return response;
+    if (verdict !== true) return this.succeeded(response);
     this.lastResponse = response;
     try {
       return await this.retryWith({ retry: true, reason: 'shouldRetry' });
     } catch (stopped) {
       // The guards stopped the retry of a good response: the call resolves with it.
-      if (stopped instanceof ResolveWith) return stopped.response;
+      if (stopped instanceof ResolveWith) return this.succeeded(stopped.response);
       throw stopped;
     }
   }
 
   /** The table's decision for a failed attempt, with `shouldRetry`'s word over it where it may have one. */
   private async decide(error: unknown): Promise<Decision> {
-    const { call, config } = this;
+    const { config } = this;
     // The deadline ended this attempt: its timeout was the time the deadline left.
     if (this.clipped && !hasResponse(error) && !isCancel(error)) this.stop('deadline', error);
-    const hasKey = call.state.idempotencyKey !== undefined;
-    const decision = classify({ error, method: call.method, hasKey, data: config.data }, call.options);
+    const hasKey = this.state.idempotencyKey !== undefined;
+    const decision = classify({ error, method: this.method, hasKey, data: config.data }, this.options);
     // A cancel is never retried and a consumed stream can never be re-sent, whatever a predicate says.
-    if (call.options.shouldRetry === undefined || isCancel(error) || isStream(config.data)) return decision;
+    if (this.options.shouldRetry === undefined || isCancel(error) || isStream(config.data)) return decision;
     const response = (error as { response?: AxiosResponse } | null)?.response ?? undefined;
     const verdict = await this.ask(error as AxiosError, response, decision);
     if (verdict === true) return { retry: true, reason: decision.reason };
@@ -348,19 +506,19 @@ class AttemptLoop implements GuardedCall {
     response: AxiosResponse | undefined,
     decision: RetryDecision,
   ): Promise<boolean | undefined> {
-    const { call, config } = this;
+    const { config } = this;
     const ctx: RetryContext = {
       error,
       response: response === undefined ? undefined : this.asCallerSees(response),
-      attempt: call.state.attempts,
-      method: call.method,
-      keyed: call.state.idempotencyKey !== undefined,
+      attempt: this.state.attempts,
+      method: this.method,
+      keyed: this.state.idempotencyKey !== undefined,
       decision,
       config,
     };
     let verdict: unknown;
     await this.runHook(() => {
-      const answer: unknown = call.options.shouldRetry!(ctx);
+      const answer: unknown = this.options.shouldRetry!(ctx);
       if (typeof (answer as PromiseLike<unknown> | undefined)?.then !== 'function') {
         verdict = answer;
         return undefined;
@@ -407,14 +565,13 @@ class AttemptLoop implements GuardedCall {
    * is 0 before the first retry.
    */
   private async planRetry(retry: number, decision: Decision): Promise<number> {
-    const { call, shared, breaker, budget } = this;
-    const { options, state } = call;
+    const { options, state, shared, breaker, budget } = this;
     const failure = this.failure;
 
     if (!decision.retry) this.stop(decision.stopReason, failure);
     if (retry >= options.retries) this.stop('retries-exhausted', failure);
     // A suspected CORS refusal gets one retry (for a blip at first contact), not all of them.
-    if (retry >= 1 && this.corsSensitive && shared.cors.suspect(call.origin, failure)) {
+    if (retry >= 1 && this.corsSensitive && shared.cors.suspect(this.origin, failure)) {
       this.stop('cors-suspected', failure);
     }
     // A call that was in flight when the plugin closed must not start a wait close() cannot end.
@@ -442,7 +599,7 @@ class AttemptLoop implements GuardedCall {
       delaySource = 'backoff';
     }
 
-    if (options.deadlineMs !== undefined && shared.now() + delayMs - call.startedAt >= options.deadlineMs) {
+    if (options.deadlineMs !== undefined && shared.now() + delayMs - this.startedAt >= options.deadlineMs) {
       this.stop('deadline', failure);
     }
     // An open breaker will not let the retry out; waiting it out would only hold the caller. (The
@@ -523,7 +680,7 @@ class AttemptLoop implements GuardedCall {
 
   private hookFailed(hookError: unknown): never {
     this.giveBackToken();
-    this.call.state.hookError = hookError;
+    this.state.hookError = hookError;
     // The call fails: with its last error, or (nothing failed yet) with the hook's, given a config.
     this.stop('hook-failed', this.lastError ?? hookError);
   }
@@ -535,7 +692,7 @@ class AttemptLoop implements GuardedCall {
 
   /** The error of a call whose deadline passed before anything failed (it ran out in a hook). */
   private deadlineError(): AxiosError {
-    return new AxiosError(`deadline of ${this.call.options.deadlineMs} ms passed`, AxiosError.ETIMEDOUT, this.config);
+    return new AxiosError(`deadline of ${this.options.deadlineMs} ms passed`, AxiosError.ETIMEDOUT, this.config);
   }
 
   private giveBackToken(): void {
@@ -549,19 +706,26 @@ class AttemptLoop implements GuardedCall {
     return this.lastResponse ?? this.lastError;
   }
 
+  /** Ends the call with `error` (or, for a response `shouldRetry` wanted retried, resolves with it). */
   private stop(stopReason: StopReason, error: unknown): never {
-    this.call.state.stopReason = stopReason;
+    this.state.stopReason = stopReason;
     if (error !== undefined && error === this.lastResponse) throw new ResolveWith(this.lastResponse);
     // A custom adapter's bare failure carries no config: the caller gets an AxiosError with one
     // (the failure as its cause), so `error.config.retryState` and onGiveUp reach it too.
-    if (error !== null && typeof error === 'object' && 'config' in error) throw error;
-    throw AxiosError.from(error instanceof Error ? error : new Error(String(error)), undefined, this.config);
+    const thrown =
+      error !== null && typeof error === 'object' && 'config' in error
+        ? error
+        : AxiosError.from(error instanceof Error ? error : new Error(String(error)), undefined, this.config);
+    this.failed(thrown);
+    throw thrown;
   }
 
   private circuitOpen(): never {
     if (this.lastResponse !== undefined) this.stop('circuit-open', this.lastResponse);
-    this.call.state.stopReason = 'circuit-open';
-    throw new CircuitOpenError(this.call.origin, this.config, this.lastError);
+    this.state.stopReason = 'circuit-open';
+    const error = new CircuitOpenError(this.origin, this.config, this.lastError);
+    this.failed(error);
+    throw error;
   }
 }
 

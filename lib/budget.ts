@@ -86,6 +86,9 @@ export class RetryBudget implements RetryBudgetLike {
   private withdrawalTotal = 0;
   /** Absolute index (time / slotMs) of the newest slot written. */
   private head = -Infinity;
+  /** The ring index of `head`, and the time its slot ends. */
+  private headIndex = 0;
+  private headEndsAt = -Infinity;
   private grantedTotal = 0;
   private refusedTotal = 0;
   private readonly store: BudgetStore | undefined;
@@ -234,9 +237,16 @@ export class RetryBudget implements RetryBudgetLike {
     return this.options.ratio * this.depositTotal + this.reserve - this.withdrawalTotal + 1e-9;
   }
 
-  /** Expires slots older than the window and returns the ring index of the current slot. */
+  /**
+   * Expires slots older than the window and returns the ring index of the current slot. Every call
+   * asks this once (its first attempt is a deposit), so until the current slot ends it is one clock
+   * read and one comparison.
+   */
   private slot(): number {
-    const absolute = Math.floor(this.now() / this.slotMs);
+    const now = this.now();
+    // A clock that steps back keeps writing into the newest slot.
+    if (now < this.headEndsAt) return this.headIndex;
+    const absolute = Math.floor(now / this.slotMs);
     if (absolute > this.head) {
       const stale = Math.min(absolute - this.head, SLOTS);
       for (let i = 1; i <= stale; i++) {
@@ -247,8 +257,9 @@ export class RetryBudget implements RetryBudgetLike {
         this.withdrawals[index] = 0;
       }
       this.head = absolute;
+      this.headIndex = ((absolute % SLOTS) + SLOTS) % SLOTS;
+      this.headEndsAt = (absolute + 1) * this.slotMs;
     }
-    // A clock that steps back keeps writing into the newest slot.
-    return ((this.head % SLOTS) + SLOTS) % SLOTS;
+    return this.headIndex;
   }
 }

@@ -62,6 +62,11 @@ export interface ResolvedOptions {
   random: () => number;
   /** Header that tells the server the attempt number, or `false` for none. */
   attemptHeader: string | false;
+  /**
+   * Nothing runs around a first attempt but the send: no `beforeAttempt`, hedge, deadline,
+   * `shouldRetry` or attempt header (the adapter's short way for most calls).
+   */
+  plain: boolean;
 }
 
 /** The plugin-wide settings: per-call defaults plus the shared parts. */
@@ -320,7 +325,7 @@ export function resolveCallOptions(
     deadlineMs = deadlineValue;
   }
 
-  return {
+  const resolved: Omit<ResolvedOptions, 'plain'> = {
     retries,
     baseDelayMs,
     maxDelayMs,
@@ -340,6 +345,13 @@ export function resolveCallOptions(
     random: fn(where, 'random', own(input, 'random'), base?.random ?? Math.random),
     attemptHeader: attemptHeader(where, own(input, 'attemptHeader'), base?.attemptHeader ?? false),
   };
+  const plain =
+    resolved.beforeAttempt === undefined &&
+    resolved.hedge === false &&
+    resolved.deadlineMs === undefined &&
+    resolved.shouldRetry === undefined &&
+    resolved.attemptHeader === false;
+  return { ...resolved, plain };
 }
 
 function resolveBudget(value: unknown): ResolvedPluginOptions['budget'] {

@@ -35,8 +35,9 @@ export function pageOrigin(): string | undefined {
  * as an absolute URL to it (default port included).
  */
 export function originOf(url: string | undefined, baseURL: string | undefined): string {
-  const origin = absoluteOrigin(url ?? '') ?? (baseURL === undefined ? undefined : absoluteOrigin(baseURL));
-  return origin ?? pageOrigin() ?? 'relative:';
+  // A URL without `://` ('/v1/x', 'v1/x', the usual url next to a baseURL) is relative: no regex.
+  const origin = url !== undefined && url.includes('://') ? absoluteOrigin(url) : undefined;
+  return origin ?? (baseURL === undefined ? undefined : absoluteOrigin(baseURL)) ?? pageOrigin() ?? 'relative:';
 }
 
 /**
@@ -59,8 +60,8 @@ export class BoundedMap<V> {
     return this.entries.size;
   }
 
-  /** The value for `key`, made by `create` on first use; marks it most recently used. */
-  getOrCreate(key: string, create: () => V): V {
+  /** The value for `key`, made by `create(key)` on first use; marks it most recently used. */
+  getOrCreate(key: string, create: (key: string) => V): V {
     if (key === this.lastKey) return this.lastValue!;
     const entries = this.entries;
     let value = entries.get(key);
@@ -68,7 +69,7 @@ export class BoundedMap<V> {
       // Re-inserting moves the key to the end of the Map's insertion order, which is the LRU order.
       entries.delete(key);
     } else {
-      value = create();
+      value = create(key);
     }
     entries.set(key, value);
     this.lastKey = key;

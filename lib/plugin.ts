@@ -1,26 +1,31 @@
-import { AxiosHeaders, isCancel } from 'axios';
-import type { AxiosInstance, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
+import axios, { getAdapter, isCancel } from 'axios';
+import type { AxiosAdapter, AxiosInstance, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
 import { runCall } from './adapter';
-import type { Call, Shared } from './adapter';
+import type { Shared } from './adapter';
 import { BreakerRegistry } from './breaker';
+import { beginCall, CallState } from './call';
+import type { Call } from './call';
 import { CorsEvidence } from './cross-origin';
 import { LatencyWindow } from './hedge';
 import { RetryBudget } from './budget';
-import { attachKey } from './idempotency';
 import { resolvePluginOptions, resolveRequestOptions } from './options';
 import type { ResolvedPluginOptions } from './options';
 import { BoundedMap, originOf } from './origin';
 import { cancellation } from './wait';
-import type { CircuitBreakerView, RetryBudgetLike, RetryPluginOptions, RetryState } from './types';
+import type { CircuitBreakerView, RetryBudgetLike, RetryPluginOptions } from './types';
 
 /** What `retryPlugin()` returns. */
 export interface RetryPlugin {
   /**
-   * Registers the plugin's request and response interceptors on `instance` (axios itself or any
-   * `axios.create()` instance). Returns the function that removes them again. Installing the same
-   * plugin again on an instance is harmless (one retry loop, one hook call per event; its
-   * interceptors go when the last returned eject is called); installing a different plugin on an
-   * instance that has one throws a `TypeError` (two loops would retry each other's retries).
+   * Installs the plugin on `instance` (axios itself or any `axios.create()` instance): a request
+   * interceptor that begins each call, the plugin's adapter as the instance's default adapter
+   * (wrapped around the one it had; a per-request adapter is wrapped per call), and a response
+   * interceptor that reports `onGiveUp`. Returns the function that removes all three again.
+   * Instances later made from this one with `create()` start without the plugin, as they start
+   * without its interceptors. Installing the same plugin again on an instance is harmless (one
+   * retry loop, one hook call per event; it goes when the last returned eject is called);
+   * installing a different plugin on an instance that has one throws a `TypeError` (two loops
+   * would retry each other's retries).
    */
   install(instance: AxiosInstance): () => void;
   /**
@@ -42,22 +47,45 @@ export interface RetryPlugin {
   breaker(keyOrUrl: string): CircuitBreakerView | undefined;
 }
 
-/**
- * The adapter the plugin puts on each call's config. It carries its call, so the response
- * interceptor can find the call's state, and a re-sent `error.config` is not wrapped twice.
- */
-const CALL = Symbol('axios-resilience.call');
-type CallAdapter = ((config: InternalAxiosRequestConfig) => Promise<AxiosResponse>) & { [CALL]: Call };
+/** What `config.adapter` may hold: a name, a list of names, a function, or nothing (axios's defaults). */
+type AdapterValue = InternalAxiosRequestConfig['adapter'];
 
-function callOf(config: InternalAxiosRequestConfig | undefined): Call | undefined {
-  const adapter = config?.adapter;
-  if (typeof adapter === 'function' && CALL in adapter) return (adapter as CallAdapter)[CALL];
-  // axios-mock-adapter deletes `config.adapter` from the config it hands back; the call is also
-  // kept on the config itself (a symbol: axios's mergeConfig does not copy it into a re-send).
-  return (config as CallConfig | undefined)?.[CALL];
+/**
+ * Marks the plugin's adapters with what they wrap and whose they are, across copies of the package
+ * (an ES module and a CommonJS copy side by side), so one plugin's adapter is never wrapped in
+ * another's: two loops would retry each other's retries.
+ */
+const WRAPS = Symbol.for('axios-resilience.wraps');
+interface Wrapping {
+  value: AdapterValue;
+  owner: object;
+}
+type PluginAdapter = AxiosAdapter & { [WRAPS]: Wrapping };
+
+function wrappingOf(adapter: AdapterValue): Wrapping | undefined {
+  return typeof adapter === 'function' ? (adapter as Partial<PluginAdapter>)[WRAPS] : undefined;
 }
 
-type CallConfig = InternalAxiosRequestConfig & { [CALL]?: Call };
+/**
+ * The adapter `value` resolves to, where that does not depend on the request. axios's `getAdapter`
+ * reads the config only for its fetch adapter (the `env` it runs in), so a list that resolves
+ * before reaching `'fetch'` — axios's default list does, to `http` in Node and `xhr` in a browser
+ * — is resolved once instead of on every call.
+ */
+function fixedAdapter(value: AdapterValue): AxiosAdapter | undefined {
+  const source = value ?? axios.defaults.adapter;
+  for (const item of Array.isArray(source) ? source : [source]) {
+    if (typeof item === 'function') return item as AxiosAdapter;
+    if (typeof item !== 'string') continue;
+    if (item.toLowerCase() === 'fetch') return undefined;
+    try {
+      return getAdapter(item);
+    } catch {
+      // Not available here (xhr in Node, http in a browser): the next one in the list.
+    }
+  }
+  return undefined;
+}
 
 /** Marks an instance's request interceptors with the plugin installed there (across package copies). */
 const INSTALLED = Symbol.for('axios-resilience.installed');
@@ -81,19 +109,21 @@ function sharedParts(resolved: ResolvedPluginOptions): {
   const budgets = perOrigin === undefined ? undefined : new BoundedMap<RetryBudget>(perOrigin.maxOrigins);
   const breaker = resolved.breaker;
   const key = breaker === false ? undefined : breaker.key;
+  const makeBudget = (): RetryBudget => new RetryBudget({ ...perOrigin, now: resolved.now });
   const latencies = new BoundedMap<LatencyWindow>(1000);
+  const makeLatencies = (): LatencyWindow => new LatencyWindow();
   const shared: Shared = {
     budgetFor:
       budgetSetting === false
         ? () => undefined
         : 'shared' in budgetSetting
           ? () => budgetSetting.shared
-          : (origin) => budgets!.getOrCreate(origin, () => new RetryBudget({ ...perOrigin, now: resolved.now })),
+          : (origin) => budgets!.getOrCreate(origin, makeBudget),
     breakers:
       breaker === false ? undefined : new BreakerRegistry(breaker, resolved.onCircuitStateChange, resolved.call.random),
     breakerKey:
       key === undefined
-        ? (_config, origin) => origin
+        ? undefined
         : (config, origin) => {
             const chosen = key(config, origin);
             if (typeof chosen !== 'string' || chosen === '') {
@@ -107,7 +137,7 @@ function sharedParts(resolved: ResolvedPluginOptions): {
     closed: false,
     now: resolved.now,
     cors: new CorsEvidence(),
-    latencyFor: (origin) => latencies.getOrCreate(origin, () => new LatencyWindow()),
+    latencyFor: (origin) => latencies.getOrCreate(origin, makeLatencies),
   };
   return { shared, budgets };
 }
@@ -119,88 +149,114 @@ function sharedParts(resolved: ResolvedPluginOptions): {
 export function retryPlugin(options?: RetryPluginOptions): RetryPlugin {
   const resolved = resolvePluginOptions(options);
   const { shared, budgets } = sharedParts(resolved);
-  const identity = {};
+  const owner = {};
 
-  const onRequest = (config: InternalAxiosRequestConfig): InternalAxiosRequestConfig => {
-    if (shared.closed) return config;
-    const callOptions = resolveRequestOptions(config.retry, resolved.call);
-    if (callOptions === false) return config;
+  /**
+   * An adapter that runs the calls this plugin's request interceptor began, over `value` (the
+   * caller's own adapter), and passes anything else straight to it: a call with `retry: false`, a
+   * config copied onto an instance without the plugin, a call begun before `close()`.
+   */
+  const adapterOver = (value: AdapterValue): PluginAdapter => {
+    const fixed = fixedAdapter(value);
+    const adapter = ((config: InternalAxiosRequestConfig): Promise<AxiosResponse> => {
+      let base: AxiosAdapter;
+      try {
+        base = fixed ?? getAdapter(value ?? axios.defaults.adapter, config);
+      } catch (error) {
+        // An unknown adapter name.
+        return Promise.reject(error);
+      }
+      const state = config.retryState;
+      const call = CallState.callOf(state);
+      if (call === undefined || call.owner !== owner || call.started || shared.closed) return base(config);
+      call.started = true;
+      return runCall(config, call, state as CallState, base, shared);
+    }) as PluginAdapter;
+    adapter[WRAPS] = { value, owner };
+    return adapter;
+  };
 
-    // A config re-sent after a failure starts a new logical call over the caller's own adapter.
-    const previous = callOf(config);
-    const adapter = previous?.adapter ?? config.adapter;
-    if (!(config.headers instanceof AxiosHeaders)) config.headers = AxiosHeaders.from(config.headers);
+  /**
+   * Installs on one instance. The plugin's adapter becomes the instance's default adapter, so an
+   * ordinary call needs nothing more per call than its request interceptor beginning the call; a
+   * per-request adapter (or one put in the defaults later, like axios-mock-adapter's) is wrapped by
+   * that interceptor.
+   */
+  const setUp = (instance: AxiosInstance, manager: MarkedManager): Installation => {
+    const { defaults, interceptors } = instance;
+    // A default another plugin's adapter holds (an instance made from an installed one's defaults)
+    // is unwrapped: one retry loop, not two.
+    const base = wrappingOf(defaults.adapter)?.value ?? defaults.adapter;
+    const adapter = adapterOver(base);
+    defaults.adapter = adapter;
 
-    const method = (config.method ?? 'get').toUpperCase();
-    const state: RetryState = { attempts: 0, delaysMs: [] };
-    // Re-sent after a success, it is a new operation: the key this plugin made last time is stale.
-    // Re-sent after a failure, it is the same operation retried by hand: the key is kept.
-    const stale = previous !== undefined && previous.state.stopReason === undefined ? previous.generatedKey : undefined;
-    const key = attachKey(config.headers, method, callOptions, stale);
-    if (key !== undefined) state.idempotencyKey = key.key;
-    config.retryState = state;
-
-    const call: Call = {
-      options: callOptions,
-      state,
-      method,
-      origin: originOf(config.url, config.baseURL),
-      adapter,
-      // The clock is read only for a deadline, the one rule that needs it.
-      startedAt: callOptions.deadlineMs === undefined ? 0 : resolved.now(),
-      generatedKey: key?.generated ? key.key : undefined,
-      reported: false,
+    const onRequest = (config: InternalAxiosRequestConfig): InternalAxiosRequestConfig => {
+      if (shared.closed) return config;
+      const field = config.retry;
+      const callOptions = field === undefined ? resolved.call : resolveRequestOptions(field, resolved.call);
+      if (callOptions === false) return config;
+      const state = beginCall(owner, callOptions, config.retryState);
+      config.retryState = state;
+      if (config.adapter !== adapter) {
+        const wrapping = wrappingOf(config.adapter);
+        // Ours already: a re-sent config this interceptor routed before.
+        if (wrapping?.owner !== owner) config.adapter = adapterOver(wrapping?.value ?? config.adapter);
+      }
+      // Cancelled already: axios throws before any adapter runs (and a CancelToken's error carries
+      // no config to find the call by), so the give-up is reported here.
+      if (config.signal !== undefined || config.cancelToken !== undefined) {
+        const cancelled = cancellation(config);
+        if (cancelled !== undefined) giveUp(state, CallState.callOf(state)!, cancelled);
+      }
+      return config;
     };
-    const callAdapter = ((attemptConfig: InternalAxiosRequestConfig) =>
-      runCall(attemptConfig, call, shared)) as CallAdapter;
-    callAdapter[CALL] = call;
-    config.adapter = callAdapter;
-    (config as CallConfig)[CALL] = call;
-    // Cancelled already: axios throws before any adapter runs (a CancelToken's error carries no
-    // config to find the call by), so the give-up is reported here.
-    const cancelled = cancellation(config);
-    if (cancelled !== undefined) giveUp(call, cancelled);
-    return config;
+
+    const requestId = interceptors.request.use(onRequest, undefined, { synchronous: true });
+    const reporter = keepLast(interceptors.response, onResponseError);
+    const children = withoutPlugin(instance, adapter, base);
+    return {
+      owner,
+      count: 0,
+      closed: () => shared.closed,
+      remove() {
+        interceptors.request.eject(requestId);
+        reporter.remove();
+        children.remove();
+        if (defaults.adapter === adapter) setDefaultAdapter(defaults, base);
+        delete manager[INSTALLED];
+      },
+    };
   };
 
   // The outcome is reported here, after axios's transforms, so onGiveUp sees what the caller sees.
   const onResponseError = (error: unknown): never => {
-    const call = callOf((error as { config?: InternalAxiosRequestConfig } | null)?.config);
-    if (call !== undefined) giveUp(call, error);
+    const state = (error as { config?: InternalAxiosRequestConfig } | null)?.config?.retryState;
+    const call = CallState.callOf(state);
+    if (call !== undefined && call.owner === owner) giveUp(state as CallState, call, error);
     throw error;
   };
 
   const plugin: RetryPlugin = {
     install(instance) {
-      const interceptors = (instance as Partial<AxiosInstance> | null | undefined)?.interceptors;
-      if (!interceptors?.request?.use || !interceptors.response?.use) {
+      const candidate = instance as Partial<AxiosInstance> | null | undefined;
+      const interceptors = candidate?.interceptors;
+      if (!interceptors?.request?.use || !interceptors.response?.use || typeof candidate?.defaults !== 'object') {
         throw new TypeError('axios-resilience: install() needs axios or an axios.create() instance');
       }
       const manager = interceptors.request as MarkedManager;
       let installation = manager[INSTALLED];
-      if (installation !== undefined && installation.owner !== identity && installation.closed()) {
+      if (installation !== undefined && installation.owner !== owner && installation.closed()) {
         installation.remove();
         installation = undefined;
       }
-      if (installation !== undefined && installation.owner !== identity) {
+      if (installation !== undefined && installation.owner !== owner) {
         throw new TypeError(
           'axios-resilience: this axios instance already has a different retry plugin installed; ' +
             'eject or close it first (two would retry each other’s retries)',
         );
       }
       if (installation === undefined) {
-        const requestId = interceptors.request.use(onRequest, undefined, { synchronous: true });
-        const reporter = keepLast(interceptors.response, onResponseError);
-        installation = {
-          owner: identity,
-          count: 0,
-          closed: () => shared.closed,
-          remove() {
-            interceptors.request.eject(requestId);
-            reporter.remove();
-            delete manager[INSTALLED];
-          },
-        };
+        installation = setUp(instance, manager);
         Object.defineProperty(manager, INSTALLED, { value: installation, configurable: true, writable: true });
       }
       const current = installation;
@@ -233,6 +289,33 @@ export function retryPlugin(options?: RetryPluginOptions): RetryPlugin {
     },
   };
   return plugin;
+}
+
+function setDefaultAdapter(defaults: AxiosInstance['defaults'], value: AdapterValue): void {
+  if (value === undefined) delete defaults.adapter;
+  else defaults.adapter = value;
+}
+
+/**
+ * An instance made by `instance.create()` copies its defaults, the plugin's adapter included, but
+ * not its interceptors. Interceptors are what a plugin is installed as, so such a child starts
+ * without the plugin: its default adapter is set back to the one the plugin wraps.
+ */
+function withoutPlugin(instance: AxiosInstance, adapter: AxiosAdapter, base: AdapterValue): { remove(): void } {
+  const create = (instance as Partial<AxiosInstance>).create;
+  if (typeof create !== 'function') return { remove: () => undefined };
+  const wrapped: AxiosInstance['create'] = function (this: unknown, ...args) {
+    const child = create.apply(this, args);
+    if (child?.defaults?.adapter === adapter) setDefaultAdapter(child.defaults, base);
+    return child;
+  };
+  Object.defineProperty(instance, 'create', { value: wrapped, configurable: true, writable: true });
+  return {
+    remove() {
+      if (instance.create === wrapped)
+        Object.defineProperty(instance, 'create', { value: create, configurable: true, writable: true });
+    },
+  };
 }
 
 type ResponseManager = AxiosInstance['interceptors']['response'];
@@ -268,10 +351,9 @@ function keepLast(manager: ResponseManager, onRejected: (error: unknown) => neve
  * reached the retry loop (cancelled before it was sent, or failed in a response transform). What
  * the hook throws is kept on `retryState.hookError`; the caller still gets the call's own error.
  */
-function giveUp(call: Call, error: unknown): void {
+function giveUp(state: CallState, call: Call, error: unknown): void {
   if (call.reported) return;
   call.reported = true;
-  const state = call.state;
   state.stopReason ??= isCancel(error) ? 'aborted' : 'not-retryable';
   const onGiveUp = call.options.onGiveUp;
   if (onGiveUp === undefined) return;

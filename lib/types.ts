@@ -26,7 +26,11 @@ export interface RetryState {
   attempts: number;
   /** The waits the plugin chose before each retry, in milliseconds (not timer measurements). */
   delaysMs: number[];
-  /** The Idempotency-Key sent with every attempt of this call, when there was one. */
+  /**
+   * The Idempotency-Key sent with every attempt of this call: the plugin's own or a pinned one, and
+   * on a method the plugin does not key (a GET, a PUT) a key you set yourself, once the call has
+   * failed at least once (that is when the key changes anything: a 409 is retried).
+   */
   idempotencyKey?: string;
   /** Present on failure only: why the plugin stopped. */
   stopReason?: StopReason;

@@ -324,25 +324,87 @@ describe('fleet: the open-state wait is shared', () => {
   });
 });
 
-test('opossum counts the fire and success events it is handed (pinned source behaviour)', () => {
-  const breaker = new CircuitBreaker(async () => 'ok', { timeout: false, rollingPercentilesEnabled: false });
-  breaker.emit('fire', []);
+test('opossum reads its stats and its open decision from the buckets of status.window (pinned source behaviour)', () => {
+  const breaker = new CircuitBreaker(async () => 'ok', {
+    timeout: false,
+    rollingPercentilesEnabled: false,
+    volumeThreshold: 4,
+  });
+  // The plugin counts a closed breaker's successes straight into the current bucket.
+  const bucket = breaker.status.window[0]!;
+  bucket.fires += 3;
+  bucket.successes += 3;
+  expect(breaker.stats).toMatchObject({ fires: 3, successes: 3, failures: 0 });
+  // Its own success listener keeps a latency number per success, percentiles off or not (the
+  // ~1 MB per 100k calls in a 10 s window the plugin avoids by counting, not emitting).
   breaker.emit('success', 'ok');
-  expect(breaker.stats).toMatchObject({ fires: 1, successes: 1, failures: 0 });
-  // Its Status still keeps one latency number per success, percentiles off or not: the ~1 MB per
-  // 100k calls in a 10 s window that docs/performance.md reports (docs/opossum-patch.md removes it).
-  const window = (breaker.status as unknown as { window: Array<{ latencyTimes: number[] }> }).window;
-  expect(window[0]!.latencyTimes).toEqual([0]);
+  expect(breaker.status.window[0]!.latencyTimes).toEqual([0]);
   breaker.shutdown();
 });
 
-test('a successful call under a closed breaker is counted without firing it', async () => {
-  t.handler = (_req, res) => res.writeHead(200).end();
-  const { http, plugin } = setup();
-  await http.get(`${t.server.url}/r`);
-  const breaker = plugin.breaker(t.server.url)!;
-  const fire = jest.spyOn(breaker as unknown as { fire: (...args: unknown[]) => unknown }, 'fire');
-  for (let i = 0; i < 2; i++) await http.get(`${t.server.url}/r`);
-  expect(fire).not.toHaveBeenCalled();
-  expect(breaker.stats).toMatchObject({ fires: 3, successes: 3, failures: 0 });
+test('opossum opens on a failure rate that includes successes counted into its bucket (pinned source behaviour)', async () => {
+  const breaker = new CircuitBreaker(() => Promise.reject(new Error('down')), {
+    timeout: false,
+    rollingPercentilesEnabled: false,
+    volumeThreshold: 4,
+    errorThresholdPercentage: 50,
+  });
+  const bucket = breaker.status.window[0]!;
+  bucket.fires += 3;
+  bucket.successes += 3;
+  // 1 failure in 4 calls: 25 %, closed; 2 in 5: 40 %, closed; 3 in 6: 50 %, not above; 4 in 7: open.
+  for (let i = 0; i < 3; i++) await breaker.fire().catch(() => undefined);
+  expect(breaker.closed).toBe(true);
+  await breaker.fire().catch(() => undefined);
+  expect(breaker.opened).toBe(true);
+  breaker.shutdown();
+});
+
+describe('success counting under a closed breaker', () => {
+  test('a successful call is counted without firing the breaker and keeps no latency sample', async () => {
+    t.handler = (_req, res) => res.writeHead(200).end();
+    const { http, plugin } = setup();
+    await http.get(`${t.server.url}/r`);
+    const breaker = plugin.breaker(t.server.url)!;
+    const fire = jest.spyOn(breaker as unknown as { fire: (...args: unknown[]) => unknown }, 'fire');
+    for (let i = 0; i < 2; i++) await http.get(`${t.server.url}/r`);
+    expect(fire).not.toHaveBeenCalled();
+    expect(breaker.stats).toMatchObject({ fires: 3, successes: 3, failures: 0 });
+    const status = (breaker as unknown as CircuitBreaker).status;
+    expect(status.window.map((b) => b.latencyTimes.length)).toEqual(status.window.map(() => 0));
+  });
+
+  test('a listener on fire or success hears every successful call', async () => {
+    t.handler = (_req, res) => res.writeHead(200).end();
+    const { http, plugin } = setup();
+    await http.get(`${t.server.url}/r`);
+    const breaker = plugin.breaker(t.server.url)!;
+    const heard: string[] = [];
+    breaker.on('success', () => void heard.push('success'));
+    breaker.on('fire', () => void heard.push('fire'));
+    for (let i = 0; i < 2; i++) await http.get(`${t.server.url}/r`);
+    expect(heard).toEqual(['fire', 'success', 'fire', 'success']);
+    expect(breaker.stats).toMatchObject({ fires: 3, successes: 3, failures: 0 });
+  });
+
+  test('successes leave the rolling window as it turns, and failures counted later still open it', async () => {
+    fake();
+    let failing = false;
+    t.handler = (_req, res) => res.writeHead(failing ? 503 : 200).end();
+    const { http, plugin } = setup({ retries: 0, breaker: { volumeThreshold: 4 } });
+    for (let i = 0; i < 20; i++) await http.get(`${t.server.url}/r`);
+    const breaker = plugin.breaker(t.server.url)!;
+    expect(breaker.stats).toMatchObject({ fires: 20, successes: 20 });
+    // One bucket a second, ten buckets: after 10 s the twenty successes are out of the window.
+    await jest.advanceTimersByTimeAsync(10_000);
+    expect(breaker.stats).toMatchObject({ fires: 0, successes: 0 });
+    // Successes in the new bucket count again: 4 of them, then 5 failures open it at 5 of 9.
+    for (let i = 0; i < 4; i++) await http.get(`${t.server.url}/r`);
+    failing = true;
+    for (let i = 0; i < 4; i++) await rejection(http.get(`${t.server.url}/r`));
+    expect(breaker.closed).toBe(true);
+    await rejection(http.get(`${t.server.url}/r`));
+    expect(breaker.opened).toBe(true);
+    expect(breaker.stats).toMatchObject({ fires: 9, successes: 4, failures: 5 });
+  });
 });

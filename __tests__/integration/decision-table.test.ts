@@ -70,6 +70,24 @@ describe('statuses that are never retried', () => {
     expect(seen).toHaveLength(3);
   });
 
+  test('409 on a PUT carrying the caller’s own key is retried, and the key is reported', async () => {
+    const seen = script(API, 'put', '/items/1', [409, 200]);
+    const { http } = client();
+    const response = await http.put(`${API}/items/1`, { a: 1 }, { headers: { 'idempotency-key': 'put-7' } });
+    expect(response.status).toBe(200);
+    expect(seen.map((s) => s.headers['idempotency-key'])).toEqual(['put-7', 'put-7']);
+    expect(response.config.retryState).toEqual({ attempts: 2, delaysMs: [0], idempotencyKey: 'put-7' });
+  });
+
+  test('a PUT with the caller’s own key that succeeds at once: the key is sent, retryState does not name it', async () => {
+    // The plugin looks for a key it did not make only once a call has failed (docs/guides/idempotency-keys.md).
+    const seen = script(API, 'put', '/items/1', [200]);
+    const { http } = client();
+    const response = await http.put(`${API}/items/1`, { a: 1 }, { headers: { 'Idempotency-Key': 'put-8' } });
+    expect(seen.map((s) => s.headers['idempotency-key'])).toEqual(['put-8']);
+    expect(response.config.retryState).toEqual({ attempts: 1, delaysMs: [] });
+  });
+
   test('custom statusCodes: 500 retried, 503 no longer', async () => {
     const a = script(API, 'get', '/a', [500, 200]);
     const b = script(API, 'get', '/b', [503, 200]);

@@ -55,6 +55,28 @@ const failure = (promise: Promise<unknown>): Promise<AxiosError> =>
     (error: unknown) => error as AxiosError,
   );
 
+describe('install order', () => {
+  test('a mock made after the plugin (it replaces the instance’s adapter) is retried the same; restore() puts the plugin’s back', async () => {
+    mock.restore();
+    install();
+    const pluginAdapter = http.defaults.adapter;
+    const late = new MockAdapter(http);
+    late
+      .onGet('/v1/items')
+      .replyOnce(503)
+      .onGet('/v1/items')
+      .reply(200, { items: [2] });
+
+    const response = await http.get('/v1/items');
+    expect(response.data).toEqual({ items: [2] });
+    expect(late.history.get).toHaveLength(2);
+    expect(response.config.retryState).toMatchObject({ attempts: 2 });
+
+    late.restore();
+    expect(http.defaults.adapter).toBe(pluginAdapter);
+  });
+});
+
 describe('replyOnce(503), then 200', () => {
   test('a GET is retried once and resolves with the 200; the mock saw two requests', async () => {
     install();
