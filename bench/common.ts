@@ -25,11 +25,31 @@ export function loadPlugin(path: string | undefined): PluginModule {
 }
 
 /**
+ * A second, separately evaluated copy of a single-file build (its own functions, so V8 compiles
+ * and optimises them on their own, as it did the first copy's), or `undefined` for lib/, whose
+ * modules a second load would share. axios, opossum and uuid stay shared, as in any process.
+ */
+export function loadPluginCopy(path: string | undefined): PluginModule | undefined {
+  if (path === undefined) return undefined;
+  const require = createRequire(__filename);
+  const file = require.resolve(resolve(path));
+  const first = require.cache[file];
+  delete require.cache[file];
+  try {
+    return require(file) as PluginModule;
+  } finally {
+    if (first !== undefined) require.cache[file] = first;
+  }
+}
+
+/**
  * The plugin under test: lib/ through tsx by default, or a build when BENCH_PLUGIN names one
  * (`BENCH_PLUGIN=dist/index.cjs npm run bench:overhead` measures what `npm install` ships).
  */
 export const plugin: PluginModule = loadPlugin(process.env.BENCH_PLUGIN);
 export const pluginSource = process.env.BENCH_PLUGIN ?? 'lib/ (TypeScript sources through tsx)';
+/** The plugin under test loaded again, for the plugin's own A/A control (builds only). */
+export const pluginCopy: PluginModule | undefined = loadPluginCopy(process.env.BENCH_PLUGIN);
 
 export interface ServerStats {
   total: number;

@@ -53,6 +53,7 @@ import {
   median,
   medianInterval,
   plugin,
+  pluginCopy,
   pluginSource,
   shuffle,
   startServer,
@@ -67,7 +68,7 @@ const { values: args } = parseArgs({
     warmup: { type: 'string', default: '2' },
     requests: { type: 'string', default: '500' },
     concurrency: { type: 'string', default: '32' },
-    'stub-calls': { type: 'string', default: '2000' },
+    'stub-calls': { type: 'string', default: '10000' },
     'heap-calls': { type: 'string', default: process.env.BENCH_HEAP_CALLS ?? '100000' },
     'heap-runs': { type: 'string', default: '3' },
     seed: { type: 'string', default: '1' },
@@ -190,6 +191,16 @@ function entries(): Entry[] {
       },
     },
     { key: 'axios-resilience', label: 'axios-resilience', methods: both, make: withPlugin(plugin, {}) },
+    ...(pluginCopy === undefined
+      ? []
+      : [
+          {
+            key: 'ours-aa',
+            label: 'axios-resilience (A/A copy)',
+            methods: both,
+            make: withPlugin(pluginCopy, {}),
+          },
+        ]),
     { key: 'axios-retry', label: 'axios-retry', methods: both, make: (s) => makeContender('axios-retry', s) },
     { key: 'retry-axios', label: 'retry-axios', methods: both, make: (s) => makeContender('retry-axios', s) },
   ];
@@ -496,6 +507,10 @@ function goals(socketCells: Cell[], stubCells: Cell[], heapCells: HeapCell[]): s
       lines.push(
         `sockets ${M} ≥ 0.97 of bare: ${formatInterval(ours, 3)} → ${verdict(ours, (v) => v >= 0.97)}  (A/A ${aa(socketCells, method, throughputRatio, 3)})`,
       );
+      const copy = medianInterval(perRound(socketCells, method, 'ours-aa', 'bare', throughputRatio));
+      if (Number.isFinite(copy.median)) {
+        lines.push(`sockets ${M}, the plugin's A/A copy: ${formatInterval(copy, 3)} of bare`);
+      }
       for (const peer of ['axios-retry', 'retry-axios']) {
         const vs = medianInterval(perRound(socketCells, method, 'axios-resilience', peer, throughputRatio));
         if (Number.isFinite(vs.median)) {
@@ -514,6 +529,10 @@ function goals(socketCells: Cell[], stubCells: Cell[], heapCells: HeapCell[]): s
       lines.push(
         `stub ${M} ≤ +1.0 µs ${what}: ${formatInterval(ours, 2)} µs → ${verdict(ours, (v) => v <= 1)}  (A/A ${aa(stubCells, method, over, 2, ' µs')})`,
       );
+      const copy = medianInterval(perRound(stubCells, method, 'ours-aa', reference, over));
+      if (Number.isFinite(copy.median)) {
+        lines.push(`stub ${M}, the plugin's A/A copy: ${formatInterval(copy, 2)} µs ${what}`);
+      }
       if (withHeader) {
         const header = medianInterval(perRound(stubCells, 'post', 'bare-header', 'bare', over));
         lines.push(`stub POST, what one more header costs bare axios: ${formatInterval(header, 2)} µs`);
@@ -621,7 +640,7 @@ async function main(): Promise<void> {
     for (let run = 0; run < HEAP_RUNS; run++) {
       for (const e of list) {
         for (const method of METHODS) {
-          if (!has(e, method) || e.key === 'bare-header') continue;
+          if (!has(e, method) || e.key === 'bare-header' || e.key === 'ours-aa') continue;
           heapCells.push({
             phase: 'heap',
             method,

@@ -53,8 +53,8 @@ type EventEmitterLike = { on(event: 'newListener', listener: (event: string | sy
  * and its open decision read). While nobody else listens, that is two increments; with a listener
  * (or if the breaker left the closed state meanwhile, where opossum's own `success` listener closes a
  * half-open breaker) the `fire` and `success` events are emitted instead, and opossum counts them.
- * Either way no latency sample is kept: opossum would push one per success into the window even
- * with percentiles off (~1 MB per 100 000 calls within the window).
+ * Counted, a success keeps no latency sample; emitted, it keeps opossum's usual one, pushed into
+ * the window even with percentiles off (~1 MB per 100 000 calls within the window).
  */
 export function countSuccess(guard: Guard, response: AxiosResponse): void {
   const breaker = guard.breaker;
