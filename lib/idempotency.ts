@@ -56,11 +56,19 @@ export function keysCall(method: string, options: ResolvedOptions, stale: string
  * for a keyed call), so the adapter looks for it then.
  */
 export function callerKey(headers: AxiosHeaders, options: ResolvedOptions): string | undefined {
-  const settings = options.idempotencyKey;
-  const header = settings === false ? DEFAULT_HEADER : settings.header;
-  const name = spelling(headers, header);
-  const existing: unknown = name === undefined ? undefined : headers[name];
+  const header = keyHeader(options);
+  const existing: unknown = valueOf(headers, spelling(headers, header));
   return present(existing) ? validateKey('', `the ${header} header`, String(existing)) : undefined;
+}
+
+/** The header keys travel in; a caller's own key is looked for there even with keys off. */
+function keyHeader(options: ResolvedOptions): string {
+  const settings = options.idempotencyKey;
+  return settings === false ? DEFAULT_HEADER : settings.header;
+}
+
+function valueOf(headers: AxiosHeaders, name: string | undefined): unknown {
+  return name === undefined ? undefined : headers[name];
 }
 
 /**
@@ -78,13 +86,13 @@ export function attachKey(
   stale: string | undefined,
 ): CallKey | undefined {
   const settings = options.idempotencyKey;
-  const header = settings === false ? DEFAULT_HEADER : settings.header;
+  const header = keyHeader(options);
   if (settings !== false && options.pinnedKey !== undefined) {
     headers.set(header, options.pinnedKey);
     return { key: options.pinnedKey, generated: false };
   }
   const name = spelling(headers, header);
-  const existing: unknown = name === undefined ? undefined : headers[name];
+  const existing = valueOf(headers, name);
   if (present(existing) && (stale === undefined || String(existing) !== stale)) {
     return { key: validateKey('', `the ${header} header`, String(existing)), generated: false };
   }

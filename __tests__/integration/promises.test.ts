@@ -4,9 +4,9 @@
  * installs, re-sent configs and failures without a code.
  */
 import axios, { AxiosError, AxiosHeaders } from 'axios';
-import type { AxiosResponse, InternalAxiosRequestConfig } from 'axios';
+import type { AxiosInstance, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
 import { RetryBudget, retryPlugin } from '../../lib';
-import type { GiveUpEvent, RetryPluginOptions } from '../../lib';
+import type { GiveUpEvent, RetryPlugin, RetryPluginOptions } from '../../lib';
 import { rejection } from '../helpers';
 import { serverPerTest, until } from '../reliability/support/test-server';
 import type { Handler } from '../reliability/support/test-server';
@@ -366,6 +366,18 @@ describe('where the plugin sits: the instance’s default adapter', () => {
   });
 });
 
+/** Installs the plugin and a request interceptor on `http`, in the order named. */
+function installInOrder(
+  order: string,
+  http: AxiosInstance,
+  plugin: RetryPlugin,
+  interceptor: (config: InternalAxiosRequestConfig) => InternalAxiosRequestConfig,
+): void {
+  if (order === 'plugin first') plugin.install(http);
+  http.interceptors.request.use(interceptor);
+  if (order !== 'plugin first') plugin.install(http);
+}
+
 describe('the Idempotency-Key is attached when the call reaches the adapter', () => {
   test.each(['plugin first', 'interceptor first'])(
     'a request interceptor does not see it (%s); the server and beforeAttempt do',
@@ -381,18 +393,10 @@ describe('the Idempotency-Key is attached when the call reaches the adapter', ()
       t.plugins.push(plugin);
       const inInterceptor: unknown[] = [];
       const inHook: unknown[] = [];
-      const add = (): void =>
-        void http.interceptors.request.use((config) => {
-          inInterceptor.push(config.headers.get('Idempotency-Key'));
-          return config;
-        });
-      if (order === 'plugin first') {
-        plugin.install(http);
-        add();
-      } else {
-        add();
-        plugin.install(http);
-      }
+      installInOrder(order, http, plugin, (config) => {
+        inInterceptor.push(config.headers.get('Idempotency-Key'));
+        return config;
+      });
       const response = await http.post(`${t.server.url}/pay`, { amount: 1 });
       const sent = t.server.requests.map((r) => r.headers['idempotency-key']);
       expect(inInterceptor).toEqual([undefined]);
@@ -410,18 +414,10 @@ describe('the Idempotency-Key is attached when the call reaches the adapter', ()
       const http = axios.create();
       const plugin = retryPlugin({ random: () => 0, budget: false, breaker: false });
       t.plugins.push(plugin);
-      const add = (): void =>
-        void http.interceptors.request.use((config) => {
-          config.headers.set('Idempotency-Key', 'signed-order-7');
-          return config;
-        });
-      if (order === 'plugin first') {
-        plugin.install(http);
-        add();
-      } else {
-        add();
-        plugin.install(http);
-      }
+      installInOrder(order, http, plugin, (config) => {
+        config.headers.set('Idempotency-Key', 'signed-order-7');
+        return config;
+      });
       const response = await http.post(`${t.server.url}/pay`, { amount: 1 });
       expect(t.server.requests.map((r) => r.headers['idempotency-key'])).toEqual(['signed-order-7', 'signed-order-7']);
       expect(response.config.retryState?.idempotencyKey).toBe('signed-order-7');
