@@ -60,23 +60,11 @@ function hasResponse(error: unknown): boolean {
 }
 
 /** axios lower-cases the method; the decision table and the key settings speak upper case. */
+const UPPER = new Map(['get', 'post', 'put', 'patch', 'delete', 'head', 'options'].map((m) => [m, m.toUpperCase()]));
+
 function methodOf(config: InternalAxiosRequestConfig): string {
-  const method = config.method;
-  switch (method) {
-    case undefined:
-    case 'get':
-      return 'GET';
-    case 'post':
-      return 'POST';
-    case 'put':
-      return 'PUT';
-    case 'patch':
-      return 'PATCH';
-    case 'delete':
-      return 'DELETE';
-    default:
-      return method.toUpperCase();
-  }
+  const method = config.method ?? 'get';
+  return UPPER.get(method) ?? method.toUpperCase();
 }
 
 /** What a call's attempts work with, fixed when the call reaches the adapter. */
@@ -91,8 +79,6 @@ interface CallContext {
   /** Upper-case method. */
   readonly method: string;
   readonly origin: string;
-  /** The call's headers were looked at for a key (see `keysCall`). */
-  readonly keyChecked: boolean;
   readonly budget: RetryBudgetLike | undefined;
   readonly guard: Guard | undefined;
   readonly breakerKey: string;
@@ -124,9 +110,7 @@ export function runCall(
     return Promise.reject(error);
   }
   const breaker = context.guard?.breaker;
-  const data = config.data;
-  const fixed = typeof data === 'object' && data !== null && needsFixedBody(data);
-  if (context.options.plain && !context.corsSensitive && !fixed && (breaker?.closed ?? true)) {
+  if (context.options.plain && !context.corsSensitive && !needsFixedBody(config.data) && (breaker?.closed ?? true)) {
     return firstAttempt(context);
   }
   return new AttemptLoop(context).start();
@@ -142,8 +126,7 @@ function contextOf(
   const options = call.options;
   const method = methodOf(config);
   // A call the plugin does not key (a GET) is looked at for a key of the caller's only if it fails.
-  const keyed = keysCall(method, options, call.staleKey);
-  if (keyed) {
+  if (keysCall(method, options, call.staleKey)) {
     const key = attachKey(config.headers, method, options, call.staleKey);
     if (key !== undefined) {
       state.idempotencyKey = key.key;
@@ -152,7 +135,6 @@ function contextOf(
   }
   const origin = originOf(config.url, config.baseURL);
   const breakerKey = shared.breakerKey === undefined ? origin : shared.breakerKey(config, origin);
-  const cors = shared.cors;
   // One object literal: it is made whole, where a class instance would be built field by field.
   return {
     config,
@@ -163,11 +145,10 @@ function contextOf(
     options,
     method,
     origin,
-    keyChecked: keyed,
     budget: shared.budgetFor(origin),
     guard: shared.breakers?.for(breakerKey),
     breakerKey,
-    corsSensitive: cors.page !== undefined && cors.applies(origin, state, options),
+    corsSensitive: shared.cors.applies(origin, state, options),
     startedAt: options.deadlineMs === undefined ? 0 : shared.now(),
   };
 }
@@ -185,6 +166,8 @@ function dispatch(base: AxiosAdapter, config: InternalAxiosRequestConfig): Promi
  */
 function firstAttempt(context: CallContext): Promise<AxiosResponse> {
   const guard = context.guard;
+  const retry = (error: unknown): Promise<AxiosResponse> =>
+    new AttemptLoop(context, guard !== undefined).recover(error);
   context.budget?.deposit();
   context.state.attempts = 1;
   let sent: Promise<AxiosResponse>;
@@ -192,9 +175,9 @@ function firstAttempt(context: CallContext): Promise<AxiosResponse> {
     sent = dispatch(context.base, context.config);
   } catch (error) {
     // A custom adapter that throws instead of rejecting.
-    return new AttemptLoop(context, guard !== undefined).resume(error);
+    return retry(error);
   }
-  return sent.then(guard?.succeed, (error: unknown) => new AttemptLoop(context, guard !== undefined).resume(error));
+  return sent.then(guard?.succeed, retry);
 }
 
 /**
@@ -211,8 +194,8 @@ class AttemptLoop implements GuardedCall {
   private readonly origin: string;
   private readonly startedAt: number;
   private readonly budget: RetryBudgetLike | undefined;
+  /** The call's breaker and its counting state; dropped if the breaker was shut down under it. */
   private guard: Guard | undefined;
-  private breaker: OriginBreaker | undefined;
   private readonly breakerKey: string;
   /** axios's own per-attempt timeout (0: none), before the deadline shortens it. */
   private readonly timeout: number;
@@ -250,20 +233,18 @@ class AttemptLoop implements GuardedCall {
     this.startedAt = context.startedAt;
     this.budget = context.budget;
     this.guard = context.guard;
-    this.breaker = context.guard?.breaker;
     this.breakerKey = context.breakerKey;
     this.timeout = context.config.timeout ?? 0;
     this.corsSensitive = context.corsSensitive;
     this.previousDelayMs = context.options.baseDelayMs;
-    if (!context.keyChecked) {
+    if (!keysCall(context.method, context.options, context.call.staleKey)) {
       const key = callerKey(context.config.headers, context.options);
       if (key !== undefined) this.state.idempotencyKey = key;
     }
   }
 
-  /** Continues a call whose first attempt (sent by `firstAttempt`) failed with `error`. */
-  resume(error: unknown): Promise<AxiosResponse> {
-    return this.recover(error);
+  private get breaker(): OriginBreaker | undefined {
+    return this.guard?.breaker;
   }
 
   /** The call's response, after any retries; through its breaker when there is one. */
@@ -292,7 +273,6 @@ class AttemptLoop implements GuardedCall {
       // Evicted (past maxOrigins) or the plugin closed: send unguarded.
       if (code === 'ESHUTDOWN') {
         this.guard = undefined;
-        this.breaker = undefined;
         return this.run();
       }
       throw error;
@@ -458,8 +438,11 @@ class AttemptLoop implements GuardedCall {
     return this.clipped ? { ...this.config, timeout: left } : this.config;
   }
 
-  /** After a failed attempt: re-sends when the failure is retried, else throws the caller's error. */
-  private async recover(error: unknown): Promise<AxiosResponse> {
+  /**
+   * After a failed attempt (one of the loop's, or the first attempt `firstAttempt` sent): re-sends
+   * when the failure is retried, else throws the caller's error.
+   */
+  async recover(error: unknown): Promise<AxiosResponse> {
     this.lastError = error;
     this.lastResponse = undefined;
     if (this.corsSensitive && hasResponse(error)) this.shared.cors.answer(this.origin);

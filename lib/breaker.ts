@@ -56,7 +56,7 @@ type EventEmitterLike = { on(event: 'newListener', listener: (event: string | sy
  * Counted, a success keeps no latency sample; emitted, it keeps opossum's usual one, pushed into
  * the window even with percentiles off (~1 MB per 100 000 calls within the window).
  */
-export function countSuccess(guard: Guard, response: AxiosResponse): void {
+function countSuccess(guard: Guard, response: AxiosResponse): void {
   const breaker = guard.breaker;
   if (!guard.observed && breaker.closed) {
     guard.bucket.fires += 1;
