@@ -1,4 +1,4 @@
-/** What the benchmarks share: the child-process server, the four contenders, statistics and tables. */
+/** What the benchmarks share: the child-process server, the four contenders, and tables (statistics: stats.ts). */
 import { fork } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { Agent } from 'node:http';
@@ -12,6 +12,9 @@ import * as rax from 'retry-axios';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import type { RetryPluginOptions } from '../lib';
+
+export { median, medianInterval, percentile, ratioInterval, shiftInterval } from './stats';
+export type { MedianInterval } from './stats';
 
 export type PluginModule = typeof import('../lib');
 
@@ -171,21 +174,6 @@ export async function drive(n: number, concurrency: number, call: () => Promise<
   return Number(process.hrtime.bigint() - t0) / 1e9;
 }
 
-export function median(values: readonly number[]): number {
-  if (values.length === 0) return NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
-/** Nearest-rank percentile, `p` in [0, 100]. */
-export function percentile(values: readonly number[], p: number): number {
-  if (values.length === 0) return NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  const rank = Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length)));
-  return sorted[rank - 1]!;
-}
-
 /** A plain-text table with right-aligned numbers, for the terminal and for pasting into Markdown. */
 export function table(headers: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
@@ -210,40 +198,4 @@ export function shuffle<T>(items: T[], random: () => number): T[] {
     [items[i], items[j]] = [items[j]!, items[i]!];
   }
   return items;
-}
-
-export interface MedianInterval {
-  median: number;
-  low: number;
-  high: number;
-  /** The interval's actual coverage; below the level asked for only when there are too few values. */
-  coverage: number;
-}
-
-/**
- * The median and a distribution-free confidence interval for it from order statistics: with n
- * values sorted, [x(k), x(n+1−k)] holds the true median with probability P(k ≤ B ≤ n−k), B ~
- * Binomial(n, ½). k is the largest rank whose coverage is still ≥ `level` (so the interval is exact
- * or conservative, never a bootstrap estimate). It assumes only that the values are independent
- * and identically distributed, which shuffling the order within each round is there to make true.
- */
-export function medianInterval(values: readonly number[], level = 0.9): MedianInterval {
-  const n = values.length;
-  if (n === 0) return { median: NaN, low: NaN, high: NaN, coverage: 0 };
-  const sorted = [...values].sort((a, b) => a - b);
-  // pmf[i] = C(n, i) / 2^n, computed in log space so large n does not underflow.
-  const pmf: number[] = [];
-  let logChoose = 0;
-  for (let i = 0; i <= n; i++) {
-    if (i > 0) logChoose += Math.log(n - i + 1) - Math.log(i);
-    pmf.push(Math.exp(logChoose - n * Math.LN2));
-  }
-  const coverageAt = (k: number): number => {
-    let sum = 0;
-    for (let i = k; i <= n - k; i++) sum += pmf[i]!;
-    return sum;
-  };
-  let k = 1;
-  while (k + 1 <= n + 1 - (k + 1) && coverageAt(k + 1) >= level) k++;
-  return { median: median(sorted), low: sorted[k - 1]!, high: sorted[n - k]!, coverage: coverageAt(k) };
 }

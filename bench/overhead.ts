@@ -22,7 +22,13 @@
  * (`--no-gc` to skip; `--clock cpu` times this process's CPU instead of the wall clock). Reported: the median over rounds
  * of each per-round figure, with a 90 % confidence interval for that median from order statistics
  * (distribution-free; see medianInterval in common.ts), then the goals of issue #14 against them.
- * `--out file.json|file.csv` writes every cell. docs/performance.md, "How to measure", has the rest.
+ * `--out file.json|file.csv` writes every cell.
+ *
+ * `--isolate`: the sockets and stub phases run each contender in `--processes` processes of its
+ * own (its own axios, as in a user's program), one cell at a time in the same shuffled rounds; each
+ * process is then one sample, and contenders are compared by the Hodges–Lehmann shift between
+ * their processes with its Mann–Whitney interval (bench/stats.ts). docs/performance.md, "How to
+ * measure", has the rest.
  *
  *   npm run bench:overhead                                   # lib/ through tsx, 100 rounds
  *   npm run build && BENCH_PLUGIN=dist/index.cjs npm run bench:overhead   # the build (what users run)
@@ -32,7 +38,8 @@
  *   node --cpu-prof --cpu-prof-dir=.bench-tmp/prof --import tsx bench/overhead.ts \
  *     --phases stub --contenders axios-resilience --rounds 200      # a CPU profile target
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, fork } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
@@ -55,6 +62,8 @@ import {
   plugin,
   pluginCopy,
   pluginSource,
+  ratioInterval,
+  shiftInterval,
   shuffle,
   startServer,
   stubAdapter,
@@ -80,7 +89,10 @@ const { values: args } = parseArgs({
     clock: { type: 'string', default: 'wall' },
     'no-gc': { type: 'boolean', default: false },
     out: { type: 'string' },
+    isolate: { type: 'boolean', default: false },
+    processes: { type: 'string', default: '4' },
     'heap-child': { type: 'string' },
+    'cell-child': { type: 'string' },
   },
 });
 
@@ -95,6 +107,8 @@ const STUB_CALLS = Number(args['stub-calls']);
 const HEAP_CALLS = Number(args['heap-calls']);
 const HEAP_RUNS = Number(args['heap-runs']);
 const SEED = Number(args.seed);
+/** `--isolate`: processes per contender (each one a sample of what V8 and the OS make of a process). */
+const PROCESSES = args.isolate ? Number(args.processes) : 1;
 const PHASES = args.phases.split(',') as Phase[];
 const METHODS = args.methods.split(',') as Method[];
 /** `wall`: elapsed time (the default, what the goals are stated in); `cpu`: this process's CPU time. */
@@ -191,14 +205,16 @@ function entries(): Entry[] {
       },
     },
     { key: 'axios-resilience', label: 'axios-resilience', methods: both, make: withPlugin(plugin, {}) },
-    ...(pluginCopy === undefined
+    // Isolated, the copy is the plugin in a second process of its own; in one process, a build
+    // evaluated twice (lib/'s modules would be shared).
+    ...(pluginCopy === undefined && !args.isolate
       ? []
       : [
           {
             key: 'ours-aa',
             label: 'axios-resilience (A/A copy)',
             methods: both,
-            make: withPlugin(pluginCopy, {}),
+            make: withPlugin(args.isolate ? plugin : pluginCopy!, {}),
           },
         ]),
     { key: 'axios-retry', label: 'axios-retry', methods: both, make: (s) => makeContender('axios-retry', s) },
@@ -252,6 +268,8 @@ interface Cell {
   round: number;
   position: number;
   contender: string;
+  /** Which of the contender's processes ran the cell (`--isolate`), else 0. */
+  process: number;
   calls: number;
   /** Wall-clock time of the cell. */
   seconds: number;
@@ -292,13 +310,135 @@ async function runPhase(
         const used = process.cpuUsage(cpu);
         const cpuSeconds = (used.user + used.system) / 1e6;
         if (round >= 0)
-          out.push({ phase, method, round, position, contender: list[i]!.key, calls, seconds, cpuSeconds });
+          out.push({ phase, method, round, position, contender: list[i]!.key, process: 0, calls, seconds, cpuSeconds });
       }
     }
   } finally {
     for (const c of clients) await c.close();
   }
   return out;
+}
+
+/** What a cell child is told (run one cell, or stop) and what it answers. */
+type CellOrder = { type: 'cell'; method: Method; calls: number; concurrency: number } | { type: 'close' };
+type CellReply = { type: 'ready' } | { type: 'done'; seconds: number; cpuSeconds: number };
+
+/** One contender in a process of its own (`--isolate`): runs a cell whenever the parent asks. */
+interface CellChild {
+  run(method: Method, calls: number, concurrency: number): Promise<{ seconds: number; cpuSeconds: number }>;
+  close(): Promise<void>;
+}
+
+function startCellChild(key: string, phase: 'sockets' | 'stub', serverUrl: string | undefined): Promise<CellChild> {
+  const forward = [
+    ...(args.variants ? ['--variants'] : []),
+    ...(args.other !== undefined ? ['--other', args.other] : []),
+    ...(args['no-gc'] ? ['--no-gc'] : []),
+  ];
+  // tsx's loader comes along in execArgv, as for the server.
+  const child: ChildProcess = fork(__filename, ['--cell-child', `${key},${phase},${serverUrl ?? ''}`, ...forward], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    env: { ...process.env, NODE_OPTIONS: '' },
+  });
+  const next = (): Promise<CellReply> =>
+    new Promise((resolve, reject) => {
+      const onExit = (code: number | null): void => reject(new Error(`cell child ${key} exited with ${String(code)}`));
+      child.once('exit', onExit);
+      child.once('message', (reply: CellReply) => {
+        child.off('exit', onExit);
+        resolve(reply);
+      });
+    });
+  const order = (message: CellOrder): void => {
+    child.send(message);
+  };
+  return next().then(() => ({
+    async run(method, calls, concurrency) {
+      const reply = next();
+      order({ type: 'cell', method, calls, concurrency });
+      const done = await reply;
+      if (done.type !== 'done') throw new Error(`cell child ${key} answered ${done.type}`);
+      return done;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        child.removeAllListeners('exit');
+        child.once('exit', () => resolve());
+        order({ type: 'close' });
+      }),
+  }));
+}
+
+/**
+ * `--isolate`: the same rounds and shuffled order as `runPhase`, but each contender runs in a
+ * process of its own, with its own axios, as in a user's program (in one process, every
+ * contender's configs and adapters pass through the same axios functions, and what V8 makes of
+ * those depends on the mix). Only one child runs a cell at a time; the others wait.
+ */
+async function runIsolated(
+  phase: 'sockets' | 'stub',
+  list: Entry[],
+  serverUrl: string | undefined,
+  calls: number,
+  concurrency: number,
+  random: () => number,
+): Promise<Cell[]> {
+  const children: CellChild[][] = [];
+  const out: Cell[] = [];
+  try {
+    for (const e of list) {
+      const mine: CellChild[] = [];
+      children.push(mine);
+      for (let p = 0; p < PROCESSES; p++) mine.push(await startCellChild(e.key, phase, serverUrl));
+    }
+    const cells: Array<{ i: number; p: number; method: Method }> = [];
+    for (const method of METHODS) {
+      for (const [i, e] of list.entries()) {
+        if (e.methods.includes(method)) for (let p = 0; p < PROCESSES; p++) cells.push({ i, p, method });
+      }
+    }
+    for (let round = -WARMUP; round < ROUNDS; round++) {
+      for (const [position, { i, p, method }] of shuffle(cells, random).entries()) {
+        const { seconds, cpuSeconds } = await children[i]![p]!.run(method, calls, concurrency);
+        if (round >= 0)
+          out.push({ phase, method, round, position, contender: list[i]!.key, process: p, calls, seconds, cpuSeconds });
+      }
+    }
+  } finally {
+    for (const c of children.flat()) await c.close();
+  }
+  return out;
+}
+
+/** The child side of `--isolate`: one contender, one cell per order from the parent. */
+async function cellChild(spec: string): Promise<void> {
+  const [key, phase, serverUrl] = spec.split(',') as [string, 'sockets' | 'stub', string];
+  const entry = entries().find((e) => e.key === key);
+  if (entry === undefined) throw new Error(`unknown contender ${key}`);
+  const agent = phase === 'sockets' ? keepAliveAgent() : undefined;
+  const client = entry.make(
+    agent === undefined ? { baseURL: 'http://stub.local', adapter: stubAdapter } : { baseURL: serverUrl, agent },
+  );
+  const gc = collector();
+  const reply = (message: CellReply): void => {
+    process.send!(message);
+  };
+  process.on('message', (message: CellOrder) => {
+    if (message.type === 'close') {
+      void client.close().then(() => {
+        agent?.destroy();
+        process.disconnect();
+      });
+      return;
+    }
+    gc();
+    const cpu = process.cpuUsage();
+    void drive(message.calls, message.concurrency, () => send[message.method](client.http)).then((seconds) => {
+      const used = process.cpuUsage(cpu);
+      reply({ type: 'done', seconds, cpuSeconds: (used.user + used.system) / 1e6 });
+    });
+  });
+  reply({ type: 'ready' });
 }
 
 /** Per round: `f(contender's seconds, reference's seconds)`, for the rounds both ran in. */
@@ -330,6 +470,54 @@ const microsOver =
   (mine: number, ref: number): number =>
     ((mine - ref) / calls) * 1e6;
 
+/** A contender against a reference: its throughput ratio, or the µs per call it adds. */
+type Measure = 'throughput' | 'micros';
+
+/** Each process of the contenders `keys`: the median over rounds of its cells' times. */
+function perProcess(cells: Cell[], method: Method, keys: string | readonly string[]): number[] {
+  const byProcess = new Map<string, number[]>();
+  for (const c of cells) {
+    if (c.method !== method || !(typeof keys === 'string' ? keys === c.contender : keys.includes(c.contender)))
+      continue;
+    const id = `${c.contender}#${c.process}`;
+    let times = byProcess.get(id);
+    if (times === undefined) byProcess.set(id, (times = []));
+    times.push(timeOf(c));
+  }
+  return [...byProcess.values()].map(median);
+}
+
+/**
+ * `key` against `reference`. In one process: the median over rounds of the figure of each round,
+ * with its order-statistic interval. Isolated (`--isolate`): each process is one sample (its rounds
+ * share its JIT and memory layout, so they are not independent of each other), and the estimate
+ * is the Hodges–Lehmann shift between the two sets of processes, with its Mann–Whitney interval.
+ */
+function compare(
+  cells: Cell[],
+  method: Method,
+  key: string | readonly string[],
+  reference: string | readonly string[],
+  measure: Measure,
+): MedianInterval {
+  const calls = cells[0]?.calls ?? 1;
+  if (!args.isolate) {
+    if (typeof key !== 'string' || typeof reference !== 'string') throw new Error('pooled contenders need --isolate');
+    return medianInterval(
+      perRound(cells, method, key, reference, measure === 'throughput' ? throughputRatio : microsOver(calls)),
+    );
+  }
+  const mine = perProcess(cells, method, key);
+  const ref = perProcess(cells, method, reference);
+  if (measure === 'throughput')
+    return ratioInterval(
+      mine.map((t) => 1 / t),
+      ref.map((t) => 1 / t),
+    );
+  const perCall = (t: number): number => (t / calls) * 1e6;
+  return shiftInterval(mine.map(perCall), ref.map(perCall));
+}
+
 function formatInterval(m: MedianInterval, digits: number): string {
   return `${fixed(m.median, digits)} [${fixed(m.low, digits)}, ${fixed(m.high, digits)}]`;
 }
@@ -353,7 +541,7 @@ function socketTable(list: Entry[], cells: Cell[]): string {
         row.push(
           e.key === 'bare'
             ? '1.000 (reference)'
-            : formatInterval(medianInterval(perRound(cells, method, e.key, 'bare', throughputRatio)), 3),
+            : formatInterval(compare(cells, method, e.key, 'bare', 'throughput'), 3),
         );
       }
       return row;
@@ -367,8 +555,16 @@ function socketTable(list: Entry[], cells: Cell[]): string {
   return table(headers, rows);
 }
 
+/** `--isolate`: each process's median over rounds, so the spread between processes is in view. */
+function processTable(list: Entry[], cells: Cell[], unit: (seconds: number) => string): string {
+  const rows = list.map((e) => [
+    e.label,
+    ...METHODS.map((method) => (has(e, method) ? perProcess(cells, method, e.key).map(unit).join(' ') : '–')),
+  ]);
+  return table(['contender', ...METHODS.map((m) => `${m.toUpperCase()}, each process`)], rows);
+}
+
 function stubTable(list: Entry[], cells: Cell[]): string {
-  const over = microsOver(STUB_CALLS);
   const header = list.some((e) => e.key === 'bare-header') && METHODS.includes('post');
   const rows = list
     .filter((e) => METHODS.some((m) => e.methods.includes(m)))
@@ -381,15 +577,13 @@ function stubTable(list: Entry[], cells: Cell[]): string {
           const secs = cells.filter((c) => c.method === method && c.contender === e.key).map(timeOf);
           row.push(fixed(median(secs.map((s) => (s / STUB_CALLS) * 1e6)), 2));
           row.push(
-            e.key === 'bare'
-              ? '0.00 (reference)'
-              : formatInterval(medianInterval(perRound(cells, method, e.key, 'bare', over)), 2),
+            e.key === 'bare' ? '0.00 (reference)' : formatInterval(compare(cells, method, e.key, 'bare', 'micros'), 2),
           );
         }
         if (method === 'post' && header) {
           row.push(
             has(e, 'post') && e.key !== 'bare-header' && e.key !== 'bare' && e.key !== 'bare-aa'
-              ? formatInterval(medianInterval(perRound(cells, 'post', e.key, 'bare-header', over)), 2)
+              ? formatInterval(compare(cells, 'post', e.key, 'bare-header', 'micros'), 2)
               : '–',
           );
         }
@@ -485,67 +679,72 @@ function heapTable(list: Entry[], cells: HeapCell[]): string {
 function goals(socketCells: Cell[], stubCells: Cell[], heapCells: HeapCell[]): string[] {
   const lines: string[] = [];
   const verdict = (m: MedianInterval, ok: (v: number) => boolean): string =>
-    ok(m.low) && ok(m.high)
-      ? 'met'
-      : !ok(m.low) && !ok(m.high)
-        ? 'missed'
-        : `${ok(m.median) ? 'met' : 'missed'} at the median, within noise`;
-  const aa = (
-    cells: Cell[],
-    method: Method,
-    f: (a: number, b: number) => number,
-    digits: number,
-    unit = '',
-  ): string => {
-    const control = medianInterval(perRound(cells, method, 'bare-aa', 'bare', f));
+    !Number.isFinite(m.low) || !Number.isFinite(m.high)
+      ? 'no 90 % interval from this few samples'
+      : ok(m.low) && ok(m.high)
+        ? 'met'
+        : !ok(m.low) && !ok(m.high)
+          ? 'missed'
+          : `${ok(m.median) ? 'met' : 'missed'} at the median, within noise`;
+  // "Not below a peer beyond the interval": met while the interval reaches 1.
+  const notBelow = (m: MedianInterval): string =>
+    !Number.isFinite(m.high) ? 'no 90 % interval from this few samples' : m.high >= 1 ? 'met' : 'missed';
+  const aa = (cells: Cell[], method: Method, f: Measure, digits: number, unit = ''): string => {
+    const control = compare(cells, method, 'bare-aa', 'bare', f);
     return Number.isFinite(control.median) ? formatInterval(control, digits) + unit : 'not run';
   };
   for (const method of METHODS) {
     const M = method.toUpperCase();
     if (socketCells.length > 0) {
-      const ours = medianInterval(perRound(socketCells, method, 'axios-resilience', 'bare', throughputRatio));
+      const ours = compare(socketCells, method, 'axios-resilience', 'bare', 'throughput');
       lines.push(
-        `sockets ${M} ≥ 0.97 of bare: ${formatInterval(ours, 3)} → ${verdict(ours, (v) => v >= 0.97)}  (A/A ${aa(socketCells, method, throughputRatio, 3)})`,
+        `sockets ${M} ≥ 0.97 of bare: ${formatInterval(ours, 3)} → ${verdict(ours, (v) => v >= 0.97)}  (A/A ${aa(socketCells, method, 'throughput', 3)})`,
       );
-      const copy = medianInterval(perRound(socketCells, method, 'ours-aa', 'bare', throughputRatio));
+      const copy = compare(socketCells, method, 'ours-aa', 'bare', 'throughput');
       if (Number.isFinite(copy.median)) {
         lines.push(`sockets ${M}, the plugin's A/A copy: ${formatInterval(copy, 3)} of bare`);
       }
+      if (args.isolate && Number.isFinite(copy.median)) {
+        // Isolated, the copy is just more processes of the plugin, and bare's A/A more of bare's.
+        const pooled = compare(socketCells, method, ['axios-resilience', 'ours-aa'], ['bare', 'bare-aa'], 'throughput');
+        lines.push(
+          `sockets ${M} ≥ 0.97 of bare, pooled (${2 * PROCESSES} processes each): ${formatInterval(pooled, 3)} → ${verdict(pooled, (v) => v >= 0.97)}`,
+        );
+      }
       for (const peer of ['axios-retry', 'retry-axios']) {
-        const vs = medianInterval(perRound(socketCells, method, 'axios-resilience', peer, throughputRatio));
+        const vs = compare(socketCells, method, 'axios-resilience', peer, 'throughput');
         if (Number.isFinite(vs.median)) {
           lines.push(
-            `sockets ${M} not below ${peer}: ours ÷ theirs ${formatInterval(vs, 3)} → ${verdict(vs, (v) => v >= 1)}`,
+            `sockets ${M} not below ${peer} beyond the interval: ours ÷ theirs ${formatInterval(vs, 3)} → ${notBelow(vs)}`,
           );
         }
       }
     }
     if (stubCells.length > 0) {
-      const over = microsOver(STUB_CALLS);
       const withHeader = method === 'post' && stubCells.some((c) => c.contender === 'bare-header');
       const reference = withHeader ? 'bare-header' : 'bare';
-      const ours = medianInterval(perRound(stubCells, method, 'axios-resilience', reference, over));
+      const ours = compare(stubCells, method, 'axios-resilience', reference, 'micros');
       const what = withHeader ? 'over bare + 1 header' : 'over bare';
       lines.push(
-        `stub ${M} ≤ +1.0 µs ${what}: ${formatInterval(ours, 2)} µs → ${verdict(ours, (v) => v <= 1)}  (A/A ${aa(stubCells, method, over, 2, ' µs')})`,
+        `stub ${M} ≤ +1.0 µs ${what}: ${formatInterval(ours, 2)} µs → ${verdict(ours, (v) => v <= 1)}  (A/A ${aa(stubCells, method, 'micros', 2, ' µs')})`,
       );
-      const copy = medianInterval(perRound(stubCells, method, 'ours-aa', reference, over));
+      const copy = compare(stubCells, method, 'ours-aa', reference, 'micros');
       if (Number.isFinite(copy.median)) {
         lines.push(`stub ${M}, the plugin's A/A copy: ${formatInterval(copy, 2)} µs ${what}`);
       }
       if (withHeader) {
-        const header = medianInterval(perRound(stubCells, 'post', 'bare-header', 'bare', over));
+        const header = compare(stubCells, 'post', 'bare-header', 'bare', 'micros');
         lines.push(`stub POST, what one more header costs bare axios: ${formatInterval(header, 2)} µs`);
       }
     }
     for (const [index, path] of otherBuilds().entries()) {
       const key = otherKey(index);
       if (socketCells.length > 0) {
-        const vs = medianInterval(perRound(socketCells, method, key, 'axios-resilience', throughputRatio));
+        const vs = compare(socketCells, method, key, 'axios-resilience', 'throughput');
         lines.push(`sockets ${M}, ${path} ÷ this build: ${formatInterval(vs, 3)}`);
       }
       if (stubCells.length > 0) {
-        const vs = medianInterval(perRound(stubCells, method, key, 'axios-resilience', microsOver(STUB_CALLS)));
+        const vs = compare(stubCells, method, key, 'axios-resilience', 'micros');
         lines.push(`stub ${M}, ${path} minus this build: ${formatInterval(vs, 2)} µs`);
       }
     }
@@ -579,6 +778,7 @@ function writeRaw(path: string, meta: object, cells: Array<Cell | HeapCell>): vo
 
 async function main(): Promise<void> {
   if (args['heap-child'] !== undefined) return heapChild(args['heap-child']);
+  if (args['cell-child'] !== undefined) return cellChild(args['cell-child']);
   const started = Date.now();
   const list = entries();
   const random = seededRandom(SEED);
@@ -595,6 +795,7 @@ async function main(): Promise<void> {
     stubCalls: STUB_CALLS,
     heapCalls: HEAP_CALLS,
     clock: CLOCK,
+    isolate: args.isolate,
     gcBetweenCells: !args['no-gc'],
     loadAverageAtStart: loadavg(),
     contenders: list.map((e) => ({ key: e.key, label: e.label })),
@@ -606,7 +807,7 @@ async function main(): Promise<void> {
   console.log(`# bench:overhead  (${meta.machine} · load average ${load()})`);
   console.log(`axios-resilience from ${pluginSource}${args.other ? `; other build from ${args.other}` : ''}`);
   console.log(
-    `${ROUNDS} rounds (+${WARMUP} warm-up), order shuffled every round (seed ${SEED}); cells of ${REQUESTS} requests at concurrency ${CONCURRENCY} (sockets), ${STUB_CALLS} sequential calls (stub); ${CLOCK === 'cpu' ? "this process's CPU time" : 'wall-clock time'}; medians over rounds with 90 % order-statistic intervals\n`,
+    `${ROUNDS} rounds (+${WARMUP} warm-up), order shuffled every round (seed ${SEED}); cells of ${REQUESTS} requests at concurrency ${CONCURRENCY} (sockets), ${STUB_CALLS} sequential calls (stub); ${args.isolate ? 'each contender in a process of its own' : 'all contenders in this process'}; ${CLOCK === 'cpu' ? "the measuring process's CPU time" : 'wall-clock time'}; medians over rounds with 90 % order-statistic intervals\n`,
   );
 
   let socketCells: Cell[] = [];
@@ -616,25 +817,24 @@ async function main(): Promise<void> {
     const server = await startServer();
     const agent = keepAliveAgent();
     try {
-      socketCells = await runPhase('sockets', list, { baseURL: server.url, agent }, REQUESTS, CONCURRENCY, random);
+      socketCells = args.isolate
+        ? await runIsolated('sockets', list, server.url, REQUESTS, CONCURRENCY, random)
+        : await runPhase('sockets', list, { baseURL: server.url, agent }, REQUESTS, CONCURRENCY, random);
     } finally {
       agent.destroy();
       await server.close();
     }
     console.log(`## Over keep-alive sockets (ratio = bare's time ÷ contender's, same round; < 1 is slower)\n`);
     console.log(socketTable(list, socketCells) + '\n');
+    if (args.isolate) console.log(processTable(list, socketCells, (t) => fixed(REQUESTS / t, 0)) + '\n');
   }
   if (PHASES.includes('stub')) {
-    stubCells = await runPhase(
-      'stub',
-      list,
-      { baseURL: 'http://stub.local', adapter: stubAdapter },
-      STUB_CALLS,
-      1,
-      random,
-    );
+    stubCells = args.isolate
+      ? await runIsolated('stub', list, undefined, STUB_CALLS, 1, random)
+      : await runPhase('stub', list, { baseURL: 'http://stub.local', adapter: stubAdapter }, STUB_CALLS, 1, random);
     console.log(`## Through a stub adapter (µs per call; µs over bare in the same round)\n`);
     console.log(stubTable(list, stubCells) + '\n');
+    if (args.isolate) console.log(processTable(list, stubCells, (t) => fixed((t / STUB_CALLS) * 1e6, 2)) + '\n');
   }
   if (PHASES.includes('heap') && HEAP_CALLS > 0) {
     for (let run = 0; run < HEAP_RUNS; run++) {
