@@ -21,7 +21,7 @@
  * a seeded random (`--seed`), after `--warmup` unrecorded rounds, with a full GC before each cell
  * (`--no-gc` to skip; `--clock cpu` times this process's CPU instead of the wall clock). Reported: the median over rounds
  * of each per-round figure, with a 90 % confidence interval for that median from order statistics
- * (distribution-free; see medianInterval in common.ts), then the goals of issue #14 against them.
+ * (distribution-free; see medianInterval in stats.ts), then the goals of issue #14 against them.
  * `--out file.json|file.csv` writes every cell.
  *
  * `--isolate`: the sockets and stub phases run each contender in `--processes` processes of its
@@ -109,6 +109,8 @@ const HEAP_RUNS = Number(args['heap-runs']);
 const SEED = Number(args.seed);
 /** `--isolate`: processes per contender (each one a sample of what V8 and the OS make of a process). */
 const PROCESSES = args.isolate ? Number(args.processes) : 1;
+/** What one figure of a comparison is computed from. */
+const SAMPLES = args.isolate ? 'each process its median over rounds, compared over processes' : 'per round';
 const PHASES = args.phases.split(',') as Phase[];
 const METHODS = args.methods.split(',') as Method[];
 /** `wall`: elapsed time (the default, what the goals are stated in); `cpu`: this process's CPU time. */
@@ -285,58 +287,137 @@ function collector(): () => void {
   return gc;
 }
 
-async function runPhase(
-  phase: 'sockets' | 'stub',
-  list: Entry[],
-  setup: ContenderSetup,
+/** One cell's times. */
+interface Timing {
+  seconds: number;
+  cpuSeconds: number;
+}
+
+/** Times one cell in this process: `calls` calls at `concurrency` in flight, after a full GC. */
+async function timeCell(
+  http: AxiosInstance,
+  method: Method,
   calls: number,
   concurrency: number,
+  gc: () => void,
+): Promise<Timing> {
+  gc();
+  const cpu = process.cpuUsage();
+  const seconds = await drive(calls, concurrency, () => send[method](http));
+  const used = process.cpuUsage(cpu);
+  return { seconds, cpuSeconds: (used.user + used.system) / 1e6 };
+}
+
+/** Who runs a phase's cells: this process, or one child per contender and process (`--isolate`). */
+interface CellRunner {
+  run(contender: number, process: number, method: Method): Promise<Timing>;
+  close(): Promise<void>;
+}
+
+function inProcess(list: Entry[], setup: ContenderSetup, calls: number, concurrency: number): CellRunner {
+  const clients = list.map((e) => e.make(setup));
+  const gc = collector();
+  return {
+    run: (i, _p, method) => timeCell(clients[i]!.http, method, calls, concurrency, gc),
+    close: async () => {
+      for (const c of clients) await c.close();
+    },
+  };
+}
+
+/**
+ * `--isolate`: each contender runs in `PROCESSES` processes of its own, with its own axios, as in a
+ * user's program (in one process, every contender's configs and adapters pass through the same
+ * axios functions, and what V8 makes of those depends on the mix). Only one child runs a cell at a
+ * time; the others wait.
+ */
+async function inChildren(
+  list: Entry[],
+  phase: 'sockets' | 'stub',
+  serverUrl: string | undefined,
+  calls: number,
+  concurrency: number,
+): Promise<CellRunner> {
+  const children: CellChild[][] = [];
+  const close = async (): Promise<void> => {
+    for (const c of children.flat()) await c.close();
+  };
+  try {
+    for (const e of list) {
+      const mine: CellChild[] = [];
+      children.push(mine);
+      for (let p = 0; p < PROCESSES; p++) mine.push(await startCellChild(e.key, phase, serverUrl));
+    }
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { run: (i, p, method) => children[i]![p]!.run(method, calls, concurrency), close };
+}
+
+/**
+ * Every round runs one cell of every contender, process and method, in an order shuffled afresh,
+ * after `WARMUP` unrecorded rounds.
+ */
+async function runRounds(
+  phase: 'sockets' | 'stub',
+  list: Entry[],
+  runner: CellRunner,
+  calls: number,
   random: () => number,
 ): Promise<Cell[]> {
-  const clients = list.map((e) => e.make(setup));
-  const cells: Array<{ i: number; method: Method }> = [];
+  const cells: Array<{ i: number; p: number; method: Method }> = [];
   for (const method of METHODS) {
-    for (const [i, e] of list.entries()) if (e.methods.includes(method)) cells.push({ i, method });
+    for (const [i, e] of list.entries()) {
+      if (e.methods.includes(method)) for (let p = 0; p < PROCESSES; p++) cells.push({ i, p, method });
+    }
   }
-  const gc = collector();
   const out: Cell[] = [];
   try {
     for (let round = -WARMUP; round < ROUNDS; round++) {
-      for (const [position, { i, method }] of shuffle(cells, random).entries()) {
-        gc();
-        const http = clients[i]!.http;
-        const cpu = process.cpuUsage();
-        const seconds = await drive(calls, concurrency, () => send[method](http));
-        const used = process.cpuUsage(cpu);
-        const cpuSeconds = (used.user + used.system) / 1e6;
+      for (const [position, { i, p, method }] of shuffle(cells, random).entries()) {
+        const { seconds, cpuSeconds } = await runner.run(i, p, method);
         if (round >= 0)
-          out.push({ phase, method, round, position, contender: list[i]!.key, process: 0, calls, seconds, cpuSeconds });
+          out.push({ phase, method, round, position, contender: list[i]!.key, process: p, calls, seconds, cpuSeconds });
       }
     }
   } finally {
-    for (const c of clients) await c.close();
+    await runner.close();
   }
   return out;
 }
 
-/** What a cell child is told (run one cell, or stop) and what it answers. */
-type CellOrder = { type: 'cell'; method: Method; calls: number; concurrency: number } | { type: 'close' };
-type CellReply = { type: 'ready' } | { type: 'done'; seconds: number; cpuSeconds: number };
-
-/** One contender in a process of its own (`--isolate`): runs a cell whenever the parent asks. */
-interface CellChild {
-  run(method: Method, calls: number, concurrency: number): Promise<{ seconds: number; cpuSeconds: number }>;
-  close(): Promise<void>;
-}
-
-function startCellChild(key: string, phase: 'sockets' | 'stub', serverUrl: string | undefined): Promise<CellChild> {
-  const forward = [
+/** The flags a child process needs to build the same contender list. */
+function childArgs(): string[] {
+  return [
     ...(args.variants ? ['--variants'] : []),
     ...(args.other !== undefined ? ['--other', args.other] : []),
     ...(args['no-gc'] ? ['--no-gc'] : []),
   ];
+}
+
+function entryNamed(key: string): Entry {
+  const entry = entries().find((e) => e.key === key);
+  if (entry === undefined) throw new Error(`unknown contender ${key}`);
+  return entry;
+}
+
+/** Calls through an adapter that answers at once. */
+const STUB_SETUP: ContenderSetup = { baseURL: 'http://stub.local', adapter: stubAdapter };
+
+/** What a cell child is told (run one cell, or stop) and what it answers. */
+type CellOrder = { type: 'cell'; method: Method; calls: number; concurrency: number } | { type: 'close' };
+type CellReply = { type: 'ready' } | ({ type: 'done' } & Timing);
+
+/** One contender in a process of its own (`--isolate`): runs a cell whenever the parent asks. */
+interface CellChild {
+  run(method: Method, calls: number, concurrency: number): Promise<Timing>;
+  close(): Promise<void>;
+}
+
+function startCellChild(key: string, phase: 'sockets' | 'stub', serverUrl: string | undefined): Promise<CellChild> {
   // tsx's loader comes along in execArgv, as for the server.
-  const child: ChildProcess = fork(__filename, ['--cell-child', `${key},${phase},${serverUrl ?? ''}`, ...forward], {
+  const child: ChildProcess = fork(__filename, ['--cell-child', `${key},${phase},${serverUrl ?? ''}`, ...childArgs()], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     env: { ...process.env, NODE_OPTIONS: '' },
   });
@@ -358,7 +439,7 @@ function startCellChild(key: string, phase: 'sockets' | 'stub', serverUrl: strin
       order({ type: 'cell', method, calls, concurrency });
       const done = await reply;
       if (done.type !== 'done') throw new Error(`cell child ${key} answered ${done.type}`);
-      return done;
+      return { seconds: done.seconds, cpuSeconds: done.cpuSeconds };
     },
     close: () =>
       new Promise<void>((resolve) => {
@@ -369,56 +450,11 @@ function startCellChild(key: string, phase: 'sockets' | 'stub', serverUrl: strin
   }));
 }
 
-/**
- * `--isolate`: the same rounds and shuffled order as `runPhase`, but each contender runs in a
- * process of its own, with its own axios, as in a user's program (in one process, every
- * contender's configs and adapters pass through the same axios functions, and what V8 makes of
- * those depends on the mix). Only one child runs a cell at a time; the others wait.
- */
-async function runIsolated(
-  phase: 'sockets' | 'stub',
-  list: Entry[],
-  serverUrl: string | undefined,
-  calls: number,
-  concurrency: number,
-  random: () => number,
-): Promise<Cell[]> {
-  const children: CellChild[][] = [];
-  const out: Cell[] = [];
-  try {
-    for (const e of list) {
-      const mine: CellChild[] = [];
-      children.push(mine);
-      for (let p = 0; p < PROCESSES; p++) mine.push(await startCellChild(e.key, phase, serverUrl));
-    }
-    const cells: Array<{ i: number; p: number; method: Method }> = [];
-    for (const method of METHODS) {
-      for (const [i, e] of list.entries()) {
-        if (e.methods.includes(method)) for (let p = 0; p < PROCESSES; p++) cells.push({ i, p, method });
-      }
-    }
-    for (let round = -WARMUP; round < ROUNDS; round++) {
-      for (const [position, { i, p, method }] of shuffle(cells, random).entries()) {
-        const { seconds, cpuSeconds } = await children[i]![p]!.run(method, calls, concurrency);
-        if (round >= 0)
-          out.push({ phase, method, round, position, contender: list[i]!.key, process: p, calls, seconds, cpuSeconds });
-      }
-    }
-  } finally {
-    for (const c of children.flat()) await c.close();
-  }
-  return out;
-}
-
 /** The child side of `--isolate`: one contender, one cell per order from the parent. */
 async function cellChild(spec: string): Promise<void> {
   const [key, phase, serverUrl] = spec.split(',') as [string, 'sockets' | 'stub', string];
-  const entry = entries().find((e) => e.key === key);
-  if (entry === undefined) throw new Error(`unknown contender ${key}`);
   const agent = phase === 'sockets' ? keepAliveAgent() : undefined;
-  const client = entry.make(
-    agent === undefined ? { baseURL: 'http://stub.local', adapter: stubAdapter } : { baseURL: serverUrl, agent },
-  );
+  const client = entryNamed(key).make(agent === undefined ? STUB_SETUP : { baseURL: serverUrl, agent });
   const gc = collector();
   const reply = (message: CellReply): void => {
     process.send!(message);
@@ -431,12 +467,9 @@ async function cellChild(spec: string): Promise<void> {
       });
       return;
     }
-    gc();
-    const cpu = process.cpuUsage();
-    void drive(message.calls, message.concurrency, () => send[message.method](client.http)).then((seconds) => {
-      const used = process.cpuUsage(cpu);
-      reply({ type: 'done', seconds, cpuSeconds: (used.user + used.system) / 1e6 });
-    });
+    void timeCell(client.http, message.method, message.calls, message.concurrency, gc).then((timing) =>
+      reply({ type: 'done', ...timing }),
+    );
   });
   reply({ type: 'ready' });
 }
@@ -475,10 +508,10 @@ type Measure = 'throughput' | 'micros';
 
 /** Each process of the contenders `keys`: the median over rounds of its cells' times. */
 function perProcess(cells: Cell[], method: Method, keys: string | readonly string[]): number[] {
+  const wanted: readonly string[] = typeof keys === 'string' ? [keys] : keys;
   const byProcess = new Map<string, number[]>();
   for (const c of cells) {
-    if (c.method !== method || !(typeof keys === 'string' ? keys === c.contender : keys.includes(c.contender)))
-      continue;
+    if (c.method !== method || !wanted.includes(c.contender)) continue;
     const id = `${c.contender}#${c.process}`;
     let times = byProcess.get(id);
     if (times === undefined) byProcess.set(id, (times = []));
@@ -609,7 +642,6 @@ interface HeapCell {
 
 /** Heap growth over `HEAP_CALLS` stub calls, measured in a child process (see heapChild). */
 function heapCell(key: string, method: Method): number {
-  const forward = args.other !== undefined ? ['--other', args.other] : [];
   const out = execFileSync(
     process.execPath,
     [
@@ -621,8 +653,7 @@ function heapCell(key: string, method: Method): number {
       __filename,
       '--heap-child',
       `${key},${method},${HEAP_CALLS}`,
-      ...(args.variants ? ['--variants'] : []),
-      ...forward,
+      ...childArgs(),
     ],
     { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } },
   );
@@ -634,9 +665,7 @@ async function heapChild(spec: string): Promise<void> {
   const calls = Number(callsText);
   const gc = (globalThis as { gc?: () => void }).gc;
   if (gc === undefined) throw new Error('run with --expose-gc');
-  const entry = entries().find((e) => e.key === key);
-  if (entry === undefined) throw new Error(`unknown contender ${key}`);
-  const c = entry.make({ baseURL: 'http://stub.local', adapter: stubAdapter });
+  const c = entryNamed(key).make(STUB_SETUP);
   const yieldOnce = (): Promise<void> => new Promise((done) => setImmediate(done));
   // Stub calls never leave the microtask queue; yielding every 1000 calls lets timers run, as
   // they would in a real program (opossum's rolling window rotates on one).
@@ -807,7 +836,7 @@ async function main(): Promise<void> {
   console.log(`# bench:overhead  (${meta.machine} · load average ${load()})`);
   console.log(`axios-resilience from ${pluginSource}${args.other ? `; other build from ${args.other}` : ''}`);
   console.log(
-    `${ROUNDS} rounds (+${WARMUP} warm-up), order shuffled every round (seed ${SEED}); cells of ${REQUESTS} requests at concurrency ${CONCURRENCY} (sockets), ${STUB_CALLS} sequential calls (stub); ${args.isolate ? 'each contender in a process of its own' : 'all contenders in this process'}; ${CLOCK === 'cpu' ? "the measuring process's CPU time" : 'wall-clock time'}; medians over rounds with 90 % order-statistic intervals\n`,
+    `${ROUNDS} rounds (+${WARMUP} warm-up), order shuffled every round (seed ${SEED}); cells of ${REQUESTS} requests at concurrency ${CONCURRENCY} (sockets), ${STUB_CALLS} sequential calls (stub); ${args.isolate ? 'each contender in a process of its own' : 'all contenders in this process'}; ${CLOCK === 'cpu' ? "the measuring process's CPU time" : 'wall-clock time'}; ${args.isolate ? 'Hodges–Lehmann shifts over processes with Mann–Whitney 90 % intervals' : 'medians over rounds with 90 % order-statistic intervals'}\n`,
   );
 
   let socketCells: Cell[] = [];
@@ -815,24 +844,26 @@ async function main(): Promise<void> {
   const heapCells: HeapCell[] = [];
   if (PHASES.includes('sockets')) {
     const server = await startServer();
-    const agent = keepAliveAgent();
+    const agent = args.isolate ? undefined : keepAliveAgent();
     try {
-      socketCells = args.isolate
-        ? await runIsolated('sockets', list, server.url, REQUESTS, CONCURRENCY, random)
-        : await runPhase('sockets', list, { baseURL: server.url, agent }, REQUESTS, CONCURRENCY, random);
+      const runner = agent
+        ? inProcess(list, { baseURL: server.url, agent }, REQUESTS, CONCURRENCY)
+        : await inChildren(list, 'sockets', server.url, REQUESTS, CONCURRENCY);
+      socketCells = await runRounds('sockets', list, runner, REQUESTS, random);
     } finally {
-      agent.destroy();
+      agent?.destroy();
       await server.close();
     }
-    console.log(`## Over keep-alive sockets (ratio = bare's time ÷ contender's, same round; < 1 is slower)\n`);
+    console.log(`## Over keep-alive sockets (ratio = contender's throughput ÷ bare's, ${SAMPLES}; < 1 is slower)\n`);
     console.log(socketTable(list, socketCells) + '\n');
     if (args.isolate) console.log(processTable(list, socketCells, (t) => fixed(REQUESTS / t, 0)) + '\n');
   }
   if (PHASES.includes('stub')) {
-    stubCells = args.isolate
-      ? await runIsolated('stub', list, undefined, STUB_CALLS, 1, random)
-      : await runPhase('stub', list, { baseURL: 'http://stub.local', adapter: stubAdapter }, STUB_CALLS, 1, random);
-    console.log(`## Through a stub adapter (µs per call; µs over bare in the same round)\n`);
+    const runner = args.isolate
+      ? await inChildren(list, 'stub', undefined, STUB_CALLS, 1)
+      : inProcess(list, STUB_SETUP, STUB_CALLS, 1);
+    stubCells = await runRounds('stub', list, runner, STUB_CALLS, random);
+    console.log(`## Through a stub adapter (µs per call; µs over bare, ${SAMPLES})\n`);
     console.log(stubTable(list, stubCells) + '\n');
     if (args.isolate) console.log(processTable(list, stubCells, (t) => fixed((t / STUB_CALLS) * 1e6, 2)) + '\n');
   }
