@@ -5,14 +5,29 @@ import type { InternalAxiosRequestConfig } from 'axios';
  * released before the next one.
  */
 
-/** A WHATWG `FormData` (Node's undici one, a browser's): axios's adapters draw a new multipart
- * boundary for it on every send, so two attempts would carry different bytes under one key. */
+/**
+ * A WHATWG `FormData` (Node's undici one, a browser's): axios's adapters draw a new multipart
+ * boundary for it on every send, so two attempts would carry different bytes under one key.
+ *
+ * The `form-data` package's object (what axios itself builds in Node for `postForm` and for an
+ * object sent as `multipart/form-data`) has the same tag and an `append` too, but it is a stream
+ * with no entries to iterate: `Response` cannot encode it (it would send the 17 bytes
+ * `[object FormData]`), and axios's http adapter pipes it as it is. So, as axios's own
+ * `isSpecCompliantForm` does, a spec form must be iterable, and a stream never is one.
+ */
 function isSpecFormData(data: unknown): data is FormData {
+  if (data === null || typeof data !== 'object') return false;
+  const form = data as {
+    [Symbol.toStringTag]?: unknown;
+    [Symbol.iterator]?: unknown;
+    append?: unknown;
+    pipe?: unknown;
+  };
   return (
-    data !== null &&
-    typeof data === 'object' &&
-    (data as { [Symbol.toStringTag]?: unknown })[Symbol.toStringTag] === 'FormData' &&
-    typeof (data as { append?: unknown }).append === 'function' &&
+    form[Symbol.toStringTag] === 'FormData' &&
+    typeof form.append === 'function' &&
+    typeof form[Symbol.iterator] === 'function' &&
+    typeof form.pipe !== 'function' &&
     typeof Response === 'function'
   );
 }
