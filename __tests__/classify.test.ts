@@ -16,8 +16,12 @@ function statusError(status: number): AxiosError {
 }
 const network = (code: string) => new AxiosError('network', code);
 
-const decide = (error: unknown, method: string, hasKey = false, data: unknown = undefined) =>
-  classify({ error, method, hasKey, data }, options);
+/** `deduped`: the call carries a key its server dedupes (the caller's own, or a declared server's). */
+const decide = (error: unknown, method: string, deduped = false, data: unknown = undefined) =>
+  classify({ error, method, keyed: deduped, deduped, data }, options);
+/** A key the plugin generated, on a server not declared to dedupe. */
+const generatedKey = (error: unknown, method: string) =>
+  classify({ error, method, keyed: true, deduped: false, data: undefined }, options);
 
 describe('the decision table', () => {
   test.each([408, 429, 502, 503, 504])('retries a GET that got %i', (status) => {
@@ -118,15 +122,74 @@ describe('the decision table', () => {
 
   test('custom statusCodes and errorCodes change the table', () => {
     const custom = resolvePluginOptions({ statusCodes: [500], errorCodes: ['EWHATEVER'] }).call;
-    expect(classify({ error: statusError(500), method: 'GET', hasKey: false, data: undefined }, custom)).toMatchObject({
+    expect(
+      classify({ error: statusError(500), method: 'GET', keyed: false, deduped: false, data: undefined }, custom),
+    ).toMatchObject({
       retry: true,
     });
-    expect(classify({ error: statusError(503), method: 'GET', hasKey: false, data: undefined }, custom)).toMatchObject({
+    expect(
+      classify({ error: statusError(503), method: 'GET', keyed: false, deduped: false, data: undefined }, custom),
+    ).toMatchObject({
       retry: false,
     });
     expect(
-      classify({ error: network('EWHATEVER'), method: 'GET', hasKey: false, data: undefined }, custom),
+      classify({ error: network('EWHATEVER'), method: 'GET', keyed: false, deduped: false, data: undefined }, custom),
     ).toMatchObject({ retry: true });
+  });
+});
+
+describe('writes whose key the server is not declared to dedupe (a generated key counts as none)', () => {
+  test.each(['POST', 'PATCH'])(
+    '%s is retried only where the request was provably not processed: refused, DNS, 408, 429',
+    (method) => {
+      for (const error of [network('ECONNREFUSED'), network('ENOTFOUND'), network('EAI_AGAIN')]) {
+        expect(generatedKey(error, method)).toMatchObject({ retry: true });
+        expect(decide(error, method)).toMatchObject({ retry: true });
+      }
+      for (const status of [408, 429]) {
+        expect(generatedKey(statusError(status), method)).toEqual({ retry: true, reason: String(status) });
+        expect(decide(statusError(status), method)).toEqual({ retry: true, reason: String(status) });
+      }
+    },
+  );
+
+  test.each(['POST', 'PATCH'])(
+    '%s stops as non-idempotent after a timeout, a reset, 502, 503, 504, a cut-off body or a 409',
+    (method) => {
+      const cutOff = new AxiosError(
+        'aborted',
+        'ERR_BAD_RESPONSE',
+        { validateStatus: () => true } as never,
+        {},
+        {
+          status: 200,
+          statusText: '',
+          headers: {},
+          config: {} as never,
+          data: '',
+        },
+      );
+      for (const error of [
+        network('ECONNABORTED'),
+        network('ETIMEDOUT'),
+        network('ECONNRESET'),
+        statusError(502),
+        statusError(503),
+        statusError(504),
+        cutOff,
+        statusError(409),
+      ]) {
+        expect(generatedKey(error, method)).toMatchObject({ retry: false, stopReason: 'non-idempotent' });
+        expect(decide(error, method, true)).toMatchObject({ retry: true });
+      }
+    },
+  );
+
+  test('500 and other 4xx stay not-retryable in every column', () => {
+    for (const status of [400, 422, 500]) {
+      expect(generatedKey(statusError(status), 'POST')).toMatchObject({ stopReason: 'not-retryable' });
+      expect(decide(statusError(status), 'POST', true)).toMatchObject({ stopReason: 'not-retryable' });
+    }
   });
 });
 

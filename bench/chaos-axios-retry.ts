@@ -12,11 +12,13 @@
  *   includes a connection reset after the server committed).
  * - axios-retry, `{ retries: 5, retryCondition: () => true }`: what a user who "just retries
  *   everything" gets. Labelled as such; it is not axios-retry's default.
- * - axios-resilience with Idempotency-Key (its default), and with `idempotencyKey: false`;
- *   retries 5, baseDelayMs 2, maxDelayMs 50, breaker and budget off, as in the test.
+ * - axios-resilience with its defaults (a generated key the server is not declared to dedupe),
+ *   with `serverDedupes: [the server]`, and with `idempotencyKey: false`; retries 5, baseDelayMs 2,
+ *   maxDelayMs 50, breaker and budget off, as in the test.
+ * - plain axios, for the line no plugin may fall below.
  *
- * No library sends an Idempotency-Key unless stated, so the server processes every request it
- * gets as a new payment.
+ * Each scenario runs twice: against a server that dedupes keys, and against one that ignores them
+ * (most internal and partner APIs), where every request it gets is a new payment.
  */
 import type { AxiosInstance } from 'axios';
 import axiosRetry from 'axios-retry';
@@ -36,18 +38,21 @@ function arg(name: string): string | undefined {
 const CALLS = Number(arg('calls') ?? 2000);
 const ONLY = arg('only');
 
-const scenarios: Array<{ name: string; mix: FaultMix }> = [
+const faults: Array<{ name: string; mix: FaultMix }> = [
   { name: 'mixed', mix: MIXED_FAULTS },
   { name: 'reset-after-commit 35 %', mix: { 'reset-after-commit': 0.35 } },
   { name: 'gateway-timeout-after-commit 35 %', mix: { 'gateway-timeout-after-commit': 0.35 } },
   { name: 'slow-response-after-commit 35 %', mix: { 'slow-response-after-commit': 0.35 } },
 ];
+const scenarios = [false, true].flatMap((ignoresKeys) =>
+  faults.map((f) => ({ ...f, ignoresKeys, name: `${f.name}${ignoresKeys ? ', server ignores keys' : ''}` })),
+);
 
-type Setup = (client: AxiosInstance) => (() => Promise<void> | void) | void;
+type Setup = (client: AxiosInstance, serverUrl: string) => (() => Promise<void> | void) | void;
 
 const resilience =
-  (idempotencyKey: boolean): Setup =>
-  (client) => {
+  (keys: 'undeclared' | 'declared' | 'off'): Setup =>
+  (client, serverUrl) => {
     const plugin = retryPlugin({
       retries: 5,
       baseDelayMs: 2,
@@ -55,20 +60,26 @@ const resilience =
       random: seededRandom(SEED),
       breaker: false,
       budget: false,
-      ...(idempotencyKey ? {} : { idempotencyKey: false as const }),
+      ...(keys === 'off'
+        ? { idempotencyKey: false as const }
+        : keys === 'declared'
+          ? { idempotencyKey: { serverDedupes: [serverUrl] } }
+          : {}),
     });
     plugin.install(client);
     return () => plugin.close();
   };
 
 const configurations: Array<{ name: string; setup: Setup }> = [
+  { name: 'plain axios', setup: () => undefined },
   { name: 'axios-retry (default configuration)', setup: (client) => void axiosRetry(client) },
   {
     name: 'axios-retry, retries 5 + retryCondition: () => true ("retry everything")',
     setup: (client) => void axiosRetry(client, { retries: 5, retryCondition: () => true }),
   },
-  { name: 'axios-resilience (Idempotency-Key, default)', setup: resilience(true) },
-  { name: 'axios-resilience, idempotencyKey: false', setup: resilience(false) },
+  { name: 'axios-resilience, defaults (key not declared deduped)', setup: resilience('undeclared') },
+  { name: 'axios-resilience, serverDedupes: [the server]', setup: resilience('declared') },
+  { name: 'axios-resilience, idempotencyKey: false', setup: resilience('off') },
 ];
 
 async function main(): Promise<void> {
@@ -77,7 +88,7 @@ async function main(): Promise<void> {
     if (ONLY !== undefined && !scenario.name.startsWith(ONLY)) continue;
     for (const configuration of configurations) {
       const report = await runScenario(
-        { seed: SEED, mix: scenario.mix, calls: CALLS, concurrency: CONCURRENCY },
+        { seed: SEED, mix: scenario.mix, calls: CALLS, concurrency: CONCURRENCY, ignoresKeys: scenario.ignoresKeys },
         configuration.setup,
       );
       const tally = tallyPayments(report);

@@ -464,9 +464,14 @@ const SCENARIOS: Scenario[] = [
     name: 'payment POST, reset after commit',
     intro: () =>
       'POST /payments: the server commits the payment, then the connection is reset before the answer. ' +
-      'The retry carries the same Idempotency-Key, so the server replays the stored result.',
+      'This server stores Idempotency-Keys and the client says so (serverDedupes), so the retry carries ' +
+      'the same key and the server replays the stored result.',
     async run({ server, printer, options }) {
-      const r = recorder(printer, server.url, { baseDelayMs: options.baseDelayMs, maxDelayMs: options.maxDelayMs });
+      const r = recorder(printer, server.url, {
+        baseDelayMs: options.baseDelayMs,
+        maxDelayMs: options.maxDelayMs,
+        idempotencyKey: { serverDedupes: [server.url] },
+      });
       const call = await r.call((http) => http.post('/payments', { amount: 4200, currency: 'EUR' }));
       await r.close();
       const sent = server.seen.filter((s) => s.path === '/payments');

@@ -126,14 +126,15 @@ function contextOf(
   const options = call.options;
   const method = methodOf(config);
   // A call the plugin does not key (a GET) is looked at for a key of the caller's only if it fails.
+  const origin = originOf(config.url, config.baseURL);
   if (keysCall(method, options, call.staleKey)) {
     const key = attachKey(config.headers, method, options, call.staleKey);
     if (key !== undefined) {
       state.idempotencyKey = key.key;
       if (key.generated) call.generatedKey = key.key;
+      call.deduped = !key.generated || dedupedAt(options, origin);
     }
   }
-  const origin = originOf(config.url, config.baseURL);
   const breakerKey = shared.breakerKey === undefined ? origin : shared.breakerKey(config, origin);
   // One object literal: it is made whole, where a class instance would be built field by field.
   return {
@@ -151,6 +152,11 @@ function contextOf(
     corsSensitive: shared.cors.applies(origin, state, options),
     startedAt: options.deadlineMs === undefined ? 0 : shared.now(),
   };
+}
+
+/** Whether `origin`'s server is declared to dedupe the keys the plugin generates. */
+function dedupedAt(options: ResolvedOptions, origin: string): boolean {
+  return options.idempotencyKey !== false && options.idempotencyKey.serverDedupes(origin);
 }
 
 /** A custom adapter may hand back a thenable (a native promise passes as is). */
@@ -186,6 +192,7 @@ function firstAttempt(context: CallContext): Promise<AxiosResponse> {
  */
 class AttemptLoop implements GuardedCall {
   private readonly config: InternalAxiosRequestConfig;
+  private readonly call: Call;
   private readonly state: CallState;
   private readonly base: AxiosAdapter;
   private readonly shared: Shared;
@@ -237,9 +244,13 @@ class AttemptLoop implements GuardedCall {
     this.timeout = context.config.timeout ?? 0;
     this.corsSensitive = context.corsSensitive;
     this.previousDelayMs = context.options.baseDelayMs;
+    this.call = context.call;
     if (!keysCall(context.method, context.options, context.call.staleKey)) {
       const key = callerKey(context.config.headers, context.options);
-      if (key !== undefined) this.state.idempotencyKey = key;
+      if (key !== undefined) {
+        this.state.idempotencyKey = key;
+        this.call.deduped = true;
+      }
     }
   }
 
@@ -358,7 +369,7 @@ class AttemptLoop implements GuardedCall {
   /** Safe to send twice: an idempotent method or a keyed call, and a body that can be sent again. */
   private hedgeable(): boolean {
     const { config } = this;
-    return safeToRepeat(this.method, this.state.idempotencyKey !== undefined) && !isStream(config.data);
+    return safeToRepeat(this.method, this.call.deduped) && !isStream(config.data);
   }
 
   /**
@@ -471,8 +482,9 @@ class AttemptLoop implements GuardedCall {
     const { config } = this;
     // The deadline ended this attempt: its timeout was the time the deadline left.
     if (this.clipped && !hasResponse(error) && !isCancel(error)) this.stop('deadline', error);
-    const hasKey = this.state.idempotencyKey !== undefined;
-    const decision = classify({ error, method: this.method, hasKey, data: config.data }, this.options);
+    const keyed = this.state.idempotencyKey !== undefined;
+    const facts = { error, method: this.method, keyed, deduped: this.call.deduped, data: config.data };
+    const decision = classify(facts, this.options);
     // A cancel is never retried and a consumed stream can never be re-sent, whatever a predicate says.
     if (this.options.shouldRetry === undefined || isCancel(error) || isStream(config.data)) return decision;
     const response = (error as { response?: AxiosResponse } | null)?.response ?? undefined;
@@ -496,6 +508,7 @@ class AttemptLoop implements GuardedCall {
       attempt: this.state.attempts,
       method: this.method,
       keyed: this.state.idempotencyKey !== undefined,
+      deduped: this.call.deduped,
       decision,
       config,
     };
@@ -551,10 +564,17 @@ class AttemptLoop implements GuardedCall {
     const { options, state, shared, breaker, budget } = this;
     const failure = this.failure;
 
-    if (!decision.retry) this.stop(decision.stopReason, failure);
+    const suspectedCors = this.corsSensitive && shared.cors.suspect(this.origin, failure);
+    // A write that will not be repeated says why when the browser hid a likely CORS refusal.
+    if (!decision.retry) {
+      this.stop(
+        suspectedCors && decision.stopReason === 'non-idempotent' ? 'cors-suspected' : decision.stopReason,
+        failure,
+      );
+    }
     if (retry >= options.retries) this.stop('retries-exhausted', failure);
     // A suspected CORS refusal gets one retry (for a blip at first contact), not all of them.
-    if (retry >= 1 && this.corsSensitive && shared.cors.suspect(this.origin, failure)) {
+    if (retry >= 1 && suspectedCors) {
       this.stop('cors-suspected', failure);
     }
     // A call that was in flight when the plugin closed must not start a wait close() cannot end.

@@ -15,6 +15,11 @@ export interface Call {
   started: boolean;
   /** The key this plugin generated for the call, if it did. */
   generatedKey: string | undefined;
+  /**
+   * The call's key is one its server dedupes: the caller set it, or the server is declared to
+   * (`idempotencyKey.serverDedupes`). Only then is a write repeated after it may have been processed.
+   */
+  deduped: boolean;
   /** `onGiveUp` has been told about the call. */
   reported: boolean;
 }
@@ -63,6 +68,7 @@ export function beginCall(owner: object, options: ResolvedOptions, previous: unk
     staleKey: succeeded ? last.generatedKey : undefined,
     started: false,
     generatedKey: undefined,
+    deduped: false,
     reported: false,
   });
 }

@@ -1,4 +1,5 @@
 import { AxiosHeaders, isCancel } from 'axios';
+import { CallState } from './call';
 import { resolveCallOptions } from './options';
 import type { ResolvedOptions } from './options';
 import type { RetryDecision, StopReason } from './types';
@@ -6,32 +7,41 @@ import type { RetryDecision, StopReason } from './types';
 /**
  * The decision table: given one failed attempt, retry or stop, and why. Every rule lives here.
  *
- * | failure                                   | GET, HEAD, OPTIONS, PUT, DELETE, TRACE | POST, PATCH with a key | POST, PATCH without |
- * |-------------------------------------------|-----------------------------------------|------------------------|---------------------|
- * | 408 (in `statusCodes` by default)         | retry                                   | retry                  | retry (not processed) |
- * | status in `statusCodes` (429 502 503 504) | retry                                   | retry                  | stop: non-idempotent |
- * | 409                                       | retry if the call carries a key         | retry                  | stop: not-retryable |
- * | other status (400 401 403 404 422 …)      | stop: not-retryable                     | stop: not-retryable    | stop: not-retryable |
- * | ECONNREFUSED, ENOTFOUND, EAI_AGAIN        | retry                                   | retry                  | retry (never sent)  |
- * | other code in `errorCodes`                | retry                                   | retry                  | stop: non-idempotent |
- * | no response and no code (unknown failure) | retry                                   | retry                  | stop: non-idempotent |
- * | response cut off mid-body                 | retry                                   | retry                  | stop: non-idempotent |
- * | cancelled                                 | stop: aborted                           | stop: aborted          | stop: aborted       |
- * | stream body (already consumed)            | stop: not-retryable                     | stop: not-retryable    | stop: not-retryable |
+ * A write (POST, PATCH) is *deduped* when the caller set its key (the header, or a pinned
+ * `retry.idempotencyKey`: a caller picks a key because the server uses it) or when its server is
+ * declared to dedupe (`idempotencyKey.serverDedupes`). A generated key on a server not declared
+ * counts as no key: the server may ignore the header, and a repeat would then do the work twice.
+ *
+ * | failure                                   | GET, HEAD, OPTIONS, PUT, DELETE, TRACE | POST, PATCH deduped | POST, PATCH not declared |
+ * |-------------------------------------------|-----------------------------------------|---------------------|--------------------------|
+ * | 408, 429 (in `statusCodes` by default)    | retry                                   | retry               | retry (not processed)    |
+ * | other status in `statusCodes` (502 503 504) | retry                                 | retry               | stop: non-idempotent     |
+ * | 409                                       | retry if the call carries a key         | retry               | stop: non-idempotent with a key, else not-retryable |
+ * | other status (400 401 403 404 422 500 …)  | stop: not-retryable                     | stop: not-retryable | stop: not-retryable      |
+ * | ECONNREFUSED, ENOTFOUND, EAI_AGAIN        | retry                                   | retry               | retry (never sent)       |
+ * | other code in `errorCodes`                | retry                                   | retry               | stop: non-idempotent     |
+ * | no response and no code (unknown failure) | retry                                   | retry               | stop: non-idempotent     |
+ * | response cut off mid-body                 | retry                                   | retry               | stop: non-idempotent     |
+ * | cancelled                                 | stop: aborted                           | stop: aborted       | stop: aborted            |
+ * | stream body (already consumed)            | stop: not-retryable                     | stop: not-retryable | stop: not-retryable      |
  */
 
 /** Methods whose repetition leaves the server as one request would (RFC 9110 §9.2.2). */
 const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE', 'TRACE']);
 
-/** 408: the server closed before it had the whole request, so it did nothing (RFC 9110 §15.5.9). */
-const REQUEST_TIMEOUT = 408;
+/**
+ * Statuses that say the server did not process the request, so a retry is safe for any method:
+ * 408, it closed before it had the whole request (RFC 9110 §15.5.9); 429, it refused the request
+ * for its rate (RFC 6585 §4).
+ */
+const NOT_PROCESSED_STATUSES = new Set([408, 429]);
 
 /** Failures that prove the request never reached the server, so a retry is safe for any method. */
 const NEVER_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
 
-/** Whether sending the request twice is safe: an idempotent method, or a call with a key. */
-export function safeToRepeat(method: string, hasKey: boolean): boolean {
-  return hasKey || IDEMPOTENT_METHODS.has(method);
+/** Whether sending the request twice is safe: an idempotent method, or a write whose key the server dedupes. */
+export function safeToRepeat(method: string, deduped: boolean): boolean {
+  return deduped || IDEMPOTENT_METHODS.has(method);
 }
 
 export type Decision =
@@ -124,15 +134,17 @@ export interface AttemptFacts {
   error: unknown;
   /** Upper-case method. */
   method: string;
-  /** The call carries an Idempotency-Key header. */
-  hasKey: boolean;
+  /** The call carries an Idempotency-Key header (the caller's or generated). */
+  keyed: boolean;
+  /** The key is one the server dedupes: the caller set it, or the server is declared to (see the table). */
+  deduped: boolean;
   /** The request body (after transformRequest). */
   data: unknown;
 }
 
 /** The decision table as a pure function of one failed attempt. */
 export function classify(facts: AttemptFacts, options: Pick<ResolvedOptions, 'statusCodes' | 'errorCodes'>): Decision {
-  const { error, method, hasKey } = facts;
+  const { error, method, keyed, deduped } = facts;
   if (isCancel(error)) return { retry: false, stopReason: 'aborted', reason: 'cancelled' };
 
   let reason: string;
@@ -140,9 +152,10 @@ export function classify(facts: AttemptFacts, options: Pick<ResolvedOptions, 'st
   const status = rejectedStatus(error);
   if (status !== undefined) {
     reason = String(status);
-    const retryable = options.statusCodes.has(status) || (status === 409 && hasKey);
+    // 409 is retried for a keyed call: a deduping server answers it while the first request is in progress.
+    const retryable = options.statusCodes.has(status) || (status === 409 && keyed);
     if (!retryable) return { retry: false, stopReason: 'not-retryable', reason };
-    neverSent = status === REQUEST_TIMEOUT;
+    neverSent = NOT_PROCESSED_STATUSES.has(status);
   } else {
     const transport = transportFailure(error, options.errorCodes);
     if (transport === undefined) {
@@ -153,9 +166,9 @@ export function classify(facts: AttemptFacts, options: Pick<ResolvedOptions, 'st
     neverSent = NEVER_SENT_CODES.has(transport);
   }
 
-  if (!neverSent && !IDEMPOTENT_METHODS.has(method) && !hasKey) {
+  if (!neverSent && !IDEMPOTENT_METHODS.has(method) && !deduped) {
     // The server may have done the work (a 504 or a timeout after commit); repeating it could
-    // charge twice. Only a key lets the server tell a repeat from a new request.
+    // charge twice. Only a key the server dedupes lets it tell a repeat from a new request.
     return { retry: false, stopReason: 'non-idempotent', reason };
   }
   if (isStream(facts.data))
@@ -173,6 +186,12 @@ export interface RetryableFailureOptions {
   method?: string;
   /** Whether the call carries an Idempotency-Key. @default whether `error.config` has that header */
   keyed?: boolean;
+  /**
+   * Whether the server dedupes that key (the caller set it, or `serverDedupes` says so).
+   * @default `keyed` when given; else the plugin's own verdict for a call it handled
+   * (`error.config.retryState`); else whether `error.config` has the header
+   */
+  deduped?: boolean;
 }
 
 /**
@@ -181,11 +200,16 @@ export interface RetryableFailureOptions {
  * Guards (retries, budget, breaker, deadline) are not consulted: this is the table alone.
  */
 export function isRetryableFailure(error: unknown, options: RetryableFailureOptions = {}): RetryDecision {
-  const { method, keyed, ...lists } = options;
+  const { method, keyed, deduped, ...lists } = options;
   const resolved = resolveCallOptions(lists as Record<string, unknown>, undefined, 'isRetryableFailure: ');
-  const config = (error as { config?: { method?: unknown; headers?: unknown; data?: unknown } } | null)?.config;
+  const config = (
+    error as { config?: { method?: unknown; headers?: unknown; data?: unknown; retryState?: unknown } } | null
+  )?.config;
   const requestMethod = (method ?? (typeof config?.method === 'string' ? config.method : 'get')).toUpperCase();
   const hasKey = keyed ?? AxiosHeaders.from((config?.headers ?? {}) as AxiosHeaders).has('idempotency-key');
-  const decision = classify({ error, method: requestMethod, hasKey, data: config?.data }, resolved);
+  // `keyed: true` alone keeps its 0.3 meaning: the caller vouches for the key.
+  const verdict = deduped ?? keyed ?? CallState.callOf(config?.retryState)?.deduped ?? hasKey;
+  const facts = { error, method: requestMethod, keyed: hasKey, deduped: verdict, data: config?.data };
+  const decision = classify(facts, resolved);
   return decision.retry ? decision : { retry: false, reason: decision.reason, stopReason: decision.stopReason };
 }

@@ -1,4 +1,5 @@
 import { RetryBudget } from './budget';
+import { absoluteOrigin } from './origin';
 import type {
   BreakerOptions,
   JitterStrategy,
@@ -47,7 +48,7 @@ export interface ResolvedOptions {
   statusCodes: ReadonlySet<number>;
   errorCodes: ReadonlySet<string>;
   /** `false`: no key is generated. `generate` is `undefined` for the built-in uuid generator. */
-  idempotencyKey: false | { header: string; methods: ReadonlySet<string>; generate: (() => string) | undefined };
+  idempotencyKey: false | ResolvedKeyOptions;
   /** A key pinned by the per-request field. */
   pinnedKey: string | undefined;
   retryAfter: 'clamp' | 'fail';
@@ -89,6 +90,15 @@ export interface ResolvedHedge {
   maxHedges: number;
   minDelayMs: number;
   fallbackDelayMs: number;
+}
+
+/** Idempotency-Key settings, validated. */
+export interface ResolvedKeyOptions {
+  header: string;
+  methods: ReadonlySet<string>;
+  generate: (() => string) | undefined;
+  /** Whether the server at an origin stores keys and replays its answer (so a generated key makes a write safe to repeat). */
+  serverDedupes: (origin: string) => boolean;
 }
 
 const PERCENTILES: Record<string, number> = { p50: 0.5, p90: 0.9, p95: 0.95, p99: 0.99 };
@@ -157,7 +167,7 @@ const CALL_FIELDS = new Set([
   'attemptHeader',
 ]);
 const PLUGIN_FIELDS = new Set([...CALL_FIELDS, 'budget', 'breaker', 'onCircuitStateChange', 'now']);
-const KEY_FIELDS = new Set(['header', 'methods', 'generate']);
+const KEY_FIELDS = new Set(['header', 'methods', 'generate', 'serverDedupes']);
 const BUDGET_FIELDS = new Set(['ratio', 'minPerSecond', 'windowMs', 'maxOrigins']);
 
 /** Header values must survive the wire: 1–255 printable ASCII characters, no CR/LF. */
@@ -240,11 +250,50 @@ function keyOptions(
     own(value, 'generate'),
     fallback.generate,
   );
-  return { header, methods, generate };
+  const serverDedupes = dedupeRule(where, own(value, 'serverDedupes'), fallback.serverDedupes);
+  return { header, methods, generate, serverDedupes };
+}
+
+const NO_SERVER_DEDUPES = (): boolean => false;
+const EVERY_SERVER_DEDUPES = (): boolean => true;
+
+/**
+ * `serverDedupes` as one predicate over the call's origin: `true`/`false` for every origin, a list
+ * of origins (absolute URLs, compared as `scheme://host:port`), or the caller's own predicate.
+ */
+function dedupeRule(
+  where: string,
+  value: unknown,
+  fallback: ResolvedKeyOptions['serverDedupes'],
+): ResolvedKeyOptions['serverDedupes'] {
+  if (value === undefined) return fallback;
+  if (value === true) return EVERY_SERVER_DEDUPES;
+  if (value === false) return NO_SERVER_DEDUPES;
+  if (typeof value === 'function') {
+    const predicate = value as (origin: string) => unknown;
+    return (origin) => predicate(origin) === true;
+  }
+  const field = 'idempotencyKey.serverDedupes';
+  if (!Array.isArray(value)) {
+    fail(where, field, `must be a boolean, an array of origins or a function (origin) => boolean, got ${shown(value)}`);
+  }
+  const origins = new Set<string>();
+  for (const entry of value as unknown[]) {
+    const origin = typeof entry === 'string' ? absoluteOrigin(entry) : undefined;
+    if (origin === undefined)
+      fail(where, field, `must list absolute URLs such as 'https://api.example.com', got ${shown(entry)}`);
+    origins.add(origin);
+  }
+  return (origin) => origins.has(origin);
 }
 
 const DEFAULTS = {
-  idempotencyKey: { header: 'Idempotency-Key', methods: new Set(['POST', 'PATCH']), generate: undefined },
+  idempotencyKey: {
+    header: 'Idempotency-Key',
+    methods: new Set(['POST', 'PATCH']),
+    generate: undefined,
+    serverDedupes: NO_SERVER_DEDUPES,
+  },
 };
 
 function attemptHeader(where: string, value: unknown, fallback: string | false): string | false {

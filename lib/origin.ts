@@ -9,7 +9,8 @@ const DEFAULT_PORTS: Record<string, string> = { http: '80', https: '443', ws: '8
 let lastText = '';
 let lastOrigin = '';
 
-function absoluteOrigin(text: string): string | undefined {
+/** `scheme://host:port` of an absolute URL, or `undefined` for a relative one. */
+export function absoluteOrigin(text: string): string | undefined {
   if (text === lastText) return lastOrigin;
   // A path ('/v1/x', the common url next to a baseURL) cannot be absolute.
   if (text.charCodeAt(0) === 47) return undefined;

@@ -86,6 +86,11 @@ export interface RetryContext {
   method: string;
   /** The call carries an Idempotency-Key (generated or the caller's own). */
   keyed: boolean;
+  /**
+   * That key is one the server dedupes: the caller set it, or `idempotencyKey.serverDedupes` declares
+   * the call's origin. A write is repeated after it may have been processed only when this is `true`.
+   */
+  deduped: boolean;
   /** What the decision table decided; for a resolved response, `{ retry: false, reason: 'success' }`. */
   decision: RetryDecision;
   /** The call's config (changing its headers changes what a retry sends). */
@@ -169,6 +174,19 @@ export interface IdempotencyKeyOptions {
    * @default uuid v4 from a cryptographic random source
    */
   generate?: () => string;
+  /**
+   * Which servers store the key and replay their first answer to a repeat (Stripe, Adyen, PayPal and
+   * the IETF Idempotency-Key draft do; most internal and partner APIs do not). Only a write to such a
+   * server is retried after it may have been processed (a timeout, a reset, a 502, 503 or 504); a
+   * write anywhere else is retried only where the request provably was not processed (connection
+   * refused, DNS failure, 408, 429) and otherwise stops with `'non-idempotent'`, keeping its key in
+   * `retryState.idempotencyKey`. `true` for every origin, a list of origins
+   * (`['https://api.stripe.com']`), or a predicate over the call's origin, written
+   * `scheme://host:port` (`'https://api.stripe.com:443'`). A key the caller sets (the header, or
+   * `retry.idempotencyKey: 'order-42'`) always counts as deduped.
+   * @default false
+   */
+  serverDedupes?: boolean | readonly string[] | ((origin: string) => boolean);
 }
 
 /**
@@ -360,8 +378,9 @@ export interface RetryPluginOptions {
    */
   errorCodes?: readonly string[];
   /**
-   * Idempotency keys for POST and PATCH; `false` sends none.
-   * @default { header: 'Idempotency-Key', methods: ['POST', 'PATCH'] }
+   * Idempotency keys for POST and PATCH; `false` sends none. `serverDedupes` names the servers that
+   * store keys: only their writes are repeated after they may have been processed.
+   * @default { header: 'Idempotency-Key', methods: ['POST', 'PATCH'], serverDedupes: false }
    */
   idempotencyKey?: false | IdempotencyKeyOptions;
   /**
@@ -427,7 +446,8 @@ export interface RetryPluginOptions {
   /**
    * Hedged requests ("The Tail at Scale"): when an attempt has not answered after `delayMs`, send a
    * copy and take whichever answers first; the others are aborted. Only calls safe to send twice
-   * are hedged (idempotent methods and keyed calls; never a keyless POST/PATCH or a stream body).
+   * are hedged (idempotent methods, and writes whose key is deduped: see `serverDedupes`; never
+   * another POST/PATCH or a stream body).
    * Each copy takes a retry-budget token (no token, no hedge) and none goes out while the breaker
    * is not closed. `false` turns it off.
    * @default false

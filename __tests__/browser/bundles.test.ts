@@ -70,7 +70,7 @@ describe.each(BUNDLERS)('%s, default settings', (bundler) => {
       const url = server.route(path('payments'), [503, 'commit-reset', { commit: 201 }]);
       const seen = await runInPage(watched.page, {
         adapter,
-        plugin: { baseDelayMs: 20 },
+        plugin: { baseDelayMs: 20, idempotencyKey: { serverDedupes: true } },
         calls: [{ method: 'post', url, data: { amount: 4200 } }],
       });
       const [call] = seen.calls;

@@ -62,7 +62,7 @@ describe.each(['xhr', 'fetch'] as const)('cross-origin in Chromium, over the %s 
     const url = allowing.route(path('payments'), [503, 503, { commit: 201 }]);
     const seen = await runInPage(watched.page, {
       adapter,
-      plugin: { baseDelayMs: 20, attemptHeader: true },
+      plugin: { baseDelayMs: 20, attemptHeader: true, idempotencyKey: { serverDedupes: true } },
       calls: [{ method: 'post', url, data: { amount: 4200 } }],
     });
     const [call] = seen.calls;
@@ -83,7 +83,7 @@ describe.each(['xhr', 'fetch'] as const)('cross-origin in Chromium, over the %s 
     const dropped = allowing.route(path('verified-dropped'), ['reset', 'reset', { commit: 201 }]);
     const seen = await runInPage(watched.page, {
       adapter,
-      plugin: { baseDelayMs: 20 },
+      plugin: { baseDelayMs: 20, idempotencyKey: { serverDedupes: true } },
       calls: [
         { method: 'post', url: first, data: { amount: 1 } },
         { method: 'post', url: dropped, data: { amount: 2 } },
@@ -98,7 +98,7 @@ describe.each(['xhr', 'fetch'] as const)('cross-origin in Chromium, over the %s 
     const url = uncached.route(path('payments'), [503, 503, { commit: 201 }]);
     const seen = await runInPage(watched.page, {
       adapter,
-      plugin: { baseDelayMs: 20, attemptHeader: true },
+      plugin: { baseDelayMs: 20, attemptHeader: true, idempotencyKey: { serverDedupes: true } },
       calls: [{ method: 'post', url, data: { amount: 4200 } }],
     });
     expect(seen.calls[0]).toMatchObject({ ok: true, status: 201, retryState: { attempts: 3 } });
@@ -110,7 +110,7 @@ describe.each(['xhr', 'fetch'] as const)('cross-origin in Chromium, over the %s 
     const url = unexposed.route(path('payments'), [503, { commit: 201 }]);
     const seen = await runInPage(watched.page, {
       adapter,
-      plugin: { baseDelayMs: 20 },
+      plugin: { baseDelayMs: 20, idempotencyKey: { serverDedupes: true } },
       calls: [{ method: 'post', url, data: { amount: 1 } }],
     });
     expect(seen.calls[0]).toMatchObject({ ok: true, status: 201, retryState: { attempts: 2 } });
@@ -178,7 +178,7 @@ describe.each(['xhr', 'fetch'] as const)('cross-origin in Chromium, over the %s 
       const url = refusing.route(path('payments-once'), [{ commit: 201 }]);
       const seen = await runInPage(watched.page, {
         adapter,
-        plugin: { baseDelayMs: 10 },
+        plugin: { baseDelayMs: 10, idempotencyKey: { serverDedupes: true } },
         calls: [{ method: 'post', url, data: { amount: 4200 } }],
       });
       const [call] = seen.calls;
@@ -186,6 +186,19 @@ describe.each(['xhr', 'fetch'] as const)('cross-origin in Chromium, over the %s 
       expect(call!.retryState).toMatchObject({ stopReason: 'cors-suspected' });
       expect(call!.retryState!.attempts).toBe(2);
       expect(refusing.preflights(path('payments-once')).length).toBeLessThanOrEqual(2);
+    });
+
+    test('to an API not declared to dedupe, the suspected refusal of a POST is not retried at all, and says why', async () => {
+      const url = refusing.route(path('payments-undeclared'), [{ commit: 201 }]);
+      const seen = await runInPage(watched.page, {
+        adapter,
+        plugin: { baseDelayMs: 10 },
+        calls: [{ method: 'post', url, data: { amount: 4200 } }],
+      });
+      const [call] = seen.calls;
+      expect(call).toMatchObject({ ok: false, error: { code: 'ERR_NETWORK' } });
+      expect(call!.retryState).toMatchObject({ stopReason: 'cors-suspected', attempts: 1 });
+      expect(refusing.requests(path('payments-undeclared'))).toHaveLength(0);
     });
 
     test("the refusals do not open the origin's breaker: a GET that needs no preflight still goes through", async () => {

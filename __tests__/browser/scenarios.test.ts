@@ -67,7 +67,7 @@ describe.each(['xhr', 'fetch'] as const)('in Chromium, over the %s adapter', (ad
     const before = await webCryptoCalls(watched.page);
     const seen = await runInPage(watched.page, {
       adapter,
-      plugin: { baseDelayMs: 20 },
+      plugin: { baseDelayMs: 20, idempotencyKey: { serverDedupes: true } },
       calls: [{ method: 'post', url, data: { amount: 4200 } }],
     });
     const after = await webCryptoCalls(watched.page);
@@ -93,7 +93,7 @@ describe.each(['xhr', 'fetch'] as const)('in Chromium, over the %s adapter', (ad
     const url = server.route(path('payments-reused'), [503, 'commit-reset', { commit: 201 }]);
     const seen = await runInPage(watched.page, {
       adapter,
-      plugin: { baseDelayMs: 20 },
+      plugin: { baseDelayMs: 20, idempotencyKey: { serverDedupes: true } },
       calls: [{ method: 'post', url, data: { amount: 4200 } }],
     });
     const [call] = seen.calls;

@@ -64,7 +64,7 @@ describe('statuses that are never retried', () => {
 
   test('409 on a call with a key is retried (the first request is still in progress)', async () => {
     const seen = script(API, 'post', '/payments', [409, 409, 201]);
-    const { http } = client();
+    const { http } = client({ idempotencyKey: { serverDedupes: true } });
     const response = await http.post(`${API}/payments`, { amount: 5 });
     expect(response.status).toBe(201);
     expect(seen).toHaveLength(3);

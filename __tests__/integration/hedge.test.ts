@@ -97,7 +97,7 @@ describe('only calls safe to send twice', () => {
 
   test('a keyed POST is hedged with the same Idempotency-Key on both copies', async () => {
     handler = slowFirst;
-    const { http } = setup({ hedge: { delayMs: 20 } });
+    const { http } = setup({ hedge: { delayMs: 20 }, idempotencyKey: { serverDedupes: true } });
     const response = await http.post(`${server.url}/pay`, { amount: 1 });
     expect(response.status).toBe(200);
     const keys = server.requests.map((r) => r.headers['idempotency-key']);
@@ -111,7 +111,7 @@ describe('only calls safe to send twice', () => {
       if (index === 0) setTimeout(() => res.writeHead(200).end('slow but fine'), 150);
       else res.writeHead(409).end('in progress');
     };
-    const { http } = setup({ hedge: { delayMs: 20 } });
+    const { http } = setup({ hedge: { delayMs: 20 }, idempotencyKey: { serverDedupes: true } });
     const response = await http.post(`${server.url}/pay`, { amount: 1 });
     expect(response.data).toBe('slow but fine');
     expect(response.config.retryState?.hedgeWon).toBeUndefined();

@@ -10,7 +10,7 @@ afterEach(closeAll);
 
 test('a POST keeps one key across its retries', async () => {
   const seen = script(API, 'post', '/payments', [503, 503, 201]);
-  const { http } = client();
+  const { http } = client({ idempotencyKey: { serverDedupes: true } });
   const response = await http.post(`${API}/payments`, { amount: 42 });
   const keys = seen.map((s) => s.headers['idempotency-key']);
   expect(keys).toHaveLength(3);

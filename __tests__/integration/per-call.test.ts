@@ -70,7 +70,13 @@ describe('once per logical call', () => {
       counts.request++;
       return config;
     });
-    const plugin = retryPlugin({ random: () => 0, budget: false, breaker: false });
+    // The server dedupes keys, so a generated one makes the POST safe to repeat.
+    const plugin = retryPlugin({
+      random: () => 0,
+      budget: false,
+      breaker: false,
+      idempotencyKey: { serverDedupes: true },
+    });
     plugin.install(http);
     http.interceptors.response.use((response) => {
       counts.response++;

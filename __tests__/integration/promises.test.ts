@@ -29,7 +29,7 @@ const blipOnce: Handler = (_req, res, index) => res.writeHead(index === 0 ? 503 
 describe.each(ADAPTERS)('every attempt sends the same bytes (%s adapter)', (adapter) => {
   test('a native FormData with a Blob and a File part: identical bytes and Content-Type on the retry', async () => {
     t.handler = blipOnce;
-    const { http } = setup({}, adapter);
+    const { http } = setup({ idempotencyKey: { serverDedupes: true } }, adapter);
     const form = new FormData();
     form.append('amount', '4200');
     form.append('receipt', new Blob(['line one\nline two'], { type: 'text/plain' }), 'receipt.txt');
@@ -54,7 +54,7 @@ describe.each(ADAPTERS)('every attempt sends the same bytes (%s adapter)', (adap
     ['a Blob', () => new Blob(['blob body'], { type: 'application/octet-stream' })],
   ])('%s: identical bytes and Content-Type on the retry', async (_name, body) => {
     t.handler = blipOnce;
-    const { http } = setup({}, adapter);
+    const { http } = setup({ idempotencyKey: { serverDedupes: true } }, adapter);
     await http.post(`${t.server.url}/things`, body());
     const [first, second] = t.server.requests;
     expect(t.server.requests).toHaveLength(2);
@@ -388,6 +388,7 @@ describe('the Idempotency-Key is attached when the call reaches the adapter', ()
         random: () => 0,
         budget: false,
         breaker: false,
+        idempotencyKey: { serverDedupes: true },
         beforeAttempt: (config) => void inHook.push(config.headers.get('Idempotency-Key')),
       });
       t.plugins.push(plugin);
@@ -489,7 +490,7 @@ describe('failures the table did not know', () => {
       : Promise.resolve({ status: 200, statusText: 'OK', headers: {}, config, data: 'ok' });
 
   test('a custom adapter’s bare failure (no response, no code) is retried for a GET and a keyed POST', async () => {
-    const { http } = setup();
+    const { http } = setup({ idempotencyKey: { serverDedupes: true } });
     expect((await http.get(`${t.server.url}/r`, { adapter: bare })).config.retryState?.attempts).toBe(2);
     expect((await http.post(`${t.server.url}/r`, {}, { adapter: bare })).config.retryState?.attempts).toBe(2);
   });

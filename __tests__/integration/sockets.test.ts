@@ -77,7 +77,9 @@ describe.each(['http', 'fetch'] as const)('over real sockets with the %s adapter
   test('a POST with a key is retried after a reset, with the same key and the same body', async () => {
     const server = await serve([reset, reset, ok]);
     try {
-      const response = await instance({}, adapter).post(`${server.url}/pay`, { amount: 7 });
+      const response = await instance({ idempotencyKey: { serverDedupes: true } }, adapter).post(`${server.url}/pay`, {
+        amount: 7,
+      });
       expect(response.status).toBe(200);
       expect(server.received).toHaveLength(3);
       expect(new Set(server.received.map((r) => r.headers['idempotency-key'])).size).toBe(1);

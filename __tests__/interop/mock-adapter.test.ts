@@ -97,7 +97,7 @@ describe('replyOnce(503), then 200', () => {
   });
 
   test('a POST is retried with the same Idempotency-Key on both requests', async () => {
-    install();
+    install({ idempotencyKey: { serverDedupes: true } });
     mock.onPost('/v1/payments').replyOnce(503).onPost('/v1/payments').reply(201, { id: 'pay_1' });
 
     const response = await http.post('/v1/payments', { amount: 42 });
@@ -162,7 +162,7 @@ describe('networkErrorOnce(): no code, no response', () => {
   });
 
   test('a keyed POST is retried with its key', async () => {
-    install();
+    install({ idempotencyKey: { serverDedupes: true } });
     mock.onPost('/v1/payments').networkErrorOnce().onPost('/v1/payments').reply(201);
 
     const response = await http.post('/v1/payments', { amount: 42 });

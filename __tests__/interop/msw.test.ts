@@ -80,7 +80,7 @@ describe.each(ADAPTERS)('the %s adapter', (adapter) => {
   });
 
   test('a keyed POST through 503, 503, 201 sends one key three times', async () => {
-    install();
+    install({ idempotencyKey: { serverDedupes: true } });
     const received = script('post', '/v1/payments', [503, 503, 201]);
 
     const response = await http.post('/v1/payments', { amount: 42 });

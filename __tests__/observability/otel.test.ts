@@ -98,7 +98,7 @@ const attemptSpans = () => exporter.getFinishedSpans().filter((s) => s.kind === 
 describe('OpenTelemetry recipe', () => {
   test('one CLIENT span per attempt, with http.request.resend_count on each resend only', async () => {
     server = await startFaultServer({ routes: { 'POST /v1/payments': ['503', '503', '201'] } });
-    const http = client();
+    const http = client({ idempotencyKey: { serverDedupes: [server.url] } });
     const { parent } = await inParent(() => http.post(`${server!.url}/v1/payments`, { amount: 42 }));
 
     const spans = attemptSpans();

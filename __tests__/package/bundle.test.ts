@@ -134,7 +134,7 @@ describe('a browser bundle runs without Node', () => {
       );
       const outcome = (await vm.runInContext(
         `(async () => {
-          const plugin = bundle.retryPlugin({ baseDelayMs: 2 });
+          const plugin = bundle.retryPlugin({ baseDelayMs: 2, idempotencyKey: { serverDedupes: true } });
           const http = bundle.axios.create();
           plugin.install(http);
           try {

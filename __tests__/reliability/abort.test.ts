@@ -105,7 +105,11 @@ describe('abort during a retry wait', () => {
 
   test('AbortSignal aborted mid-wait: CanceledError at once, the timer is cleared, no further request', async () => {
     const controller = new AbortController();
-    const call = client.post(`${server.url}/pay`, { n: 1 }, { signal: controller.signal });
+    const call = client.post(
+      `${server.url}/pay`,
+      { n: 1 },
+      { signal: controller.signal, retry: { idempotencyKey: { serverDedupes: true } } },
+    );
     await until(() => retries.length === 1);
     await pause(20);
     const at = Date.now();

@@ -17,7 +17,7 @@ import { promisify } from 'node:util';
 import { reportFigures } from '../figures';
 import { CLIENT_TIMEOUT_MS, MIXED_FAULTS, lastErrors, tallyPayments } from './support/chaos-run';
 import type { ScenarioReport } from './support/chaos-run';
-import type { ChildInput } from './support/chaos-child';
+import type { ChildInput, KeyMode } from './support/chaos-child';
 import { FAULTS } from './support/idempotent-server';
 import type { Fault, FaultMix } from './support/idempotent-server';
 
@@ -36,14 +36,16 @@ const CALL_BOUND_MS = (RETRIES + 1) * CLIENT_TIMEOUT_MS + RETRIES * MAX_DELAY_MS
 /** Failures a call may still be seeing when it runs out of retries: each is one the server injected. */
 const TRANSIENT_LABELS = new Set(['409', '429', '503', '504', 'ECONNRESET', 'ECONNABORTED']);
 
-async function chaos(mix: FaultMix, idempotencyKey: boolean, calls: number): Promise<ScenarioReport> {
+async function chaos(mix: FaultMix, keys: KeyMode, calls: number, ignoresKeys = false): Promise<ScenarioReport> {
   const input: ChildInput = {
     seed: SEED,
     mix,
     calls,
     concurrency: CONCURRENCY,
-    recover: idempotencyKey,
-    idempotencyKey,
+    // Re-sending by hand is safe only where the server dedupes the key.
+    recover: keys !== 'off' && !ignoresKeys,
+    ignoresKeys,
+    keys,
     retries: RETRIES,
     baseDelayMs: BASE_DELAY_MS,
     maxDelayMs: MAX_DELAY_MS,
@@ -74,17 +76,31 @@ function summarise(scenario: string, report: ScenarioReport) {
   return summary;
 }
 
-// Each fault alone on 1,000 calls (to keep the file near 20 s), then all of them mixed on 2,000.
-const scenarios: Array<{ name: string; mix: FaultMix; calls: number; fault?: Fault }> = [
-  ...FAULTS.map((fault) => ({ name: `${fault} on 35 % of attempts`, mix: { [fault]: 0.35 }, calls: 1000, fault })),
-  { name: 'every fault mixed, 46 % of attempts', mix: MIXED_FAULTS, calls: CALLS },
+// Each fault alone on 1,000 calls (to keep the file near 30 s), then all of them mixed on 2,000,
+// once for each way of declaring that the server dedupes keys.
+const scenarios: Array<{ name: string; mix: FaultMix; calls: number; fault?: Fault; keys: KeyMode }> = [
+  ...FAULTS.map((fault) => ({
+    name: `${fault} on 35 % of attempts, serverDedupes: true`,
+    mix: { [fault]: 0.35 },
+    calls: 1000,
+    fault,
+    keys: 'dedupes-true' as const,
+  })),
+  {
+    name: 'every fault mixed, 46 % of attempts, serverDedupes: true',
+    mix: MIXED_FAULTS,
+    calls: CALLS,
+    keys: 'dedupes-true',
+  },
+  { name: 'every fault mixed, serverDedupes: [its origin]', mix: MIXED_FAULTS, calls: CALLS, keys: 'dedupes-list' },
+  { name: 'every fault mixed, serverDedupes: a predicate', mix: MIXED_FAULTS, calls: CALLS, keys: 'dedupes-predicate' },
 ];
 
-describe('exactly once with Idempotency-Key (concurrency 50, retries 5)', () => {
+describe('exactly once with Idempotency-Key on a server declared to dedupe (concurrency 50, retries 5)', () => {
   test.each(scenarios)(
     '$calls POSTs, $name: no payment is made twice and every call settles',
-    async ({ name, mix, calls, fault }) => {
-      const report = await chaos(mix, true, calls);
+    async ({ name, mix, calls, fault, keys }) => {
+      const report = await chaos(mix, keys, calls);
       const { server, outcomes } = report;
       const summary = summarise(name, report);
 
@@ -157,26 +173,59 @@ describe('exactly once with Idempotency-Key (concurrency 50, retries 5)', () => 
   );
 });
 
+/** Every request of a call but its last was refused for its rate (429): the only repeat a write gets undeclared. */
+function repeatedOnlyAfter429(report: ScenarioReport): Array<[string, Fault[]]> {
+  return Object.entries(report.server.faultsByCall).filter(([, faults]) =>
+    faults.slice(0, -1).some((fault) => fault !== 'rate-limited'),
+  );
+}
+
 describe('without Idempotency-Key (idempotencyKey: false), the same mixed chaos', () => {
-  test('2000 POSTs: no POST is ever sent twice: every failure stops at once as non-idempotent', async () => {
-    const report = await chaos(MIXED_FAULTS, false, CALLS);
+  test('2000 POSTs: a POST is sent again only after a 429; every other failure stops at once as non-idempotent', async () => {
+    const report = await chaos(MIXED_FAULTS, 'off', CALLS);
     const { server, outcomes } = report;
     const summary = summarise('every fault mixed, idempotencyKey: false', report);
 
     expect(outcomes).toHaveLength(CALLS);
     expect(Object.keys(server.arrivals)).toHaveLength(CALLS);
-    expect(Object.entries(server.arrivals).filter(([, n]) => n !== 1)).toEqual([]);
+    expect(repeatedOnlyAfter429(report)).toEqual([]);
+    expect(Object.values(server.arrivals).filter((n) => n > 1).length).toBeGreaterThan(0);
     expect(summary.duplicatePayments).toBe(0);
     for (const keys of Object.values(server.keysSeen)) expect(keys).toEqual(['']);
-    // Faults were injected; each failed call was sent once and stopped as non-idempotent.
+    // Faults were injected; each failed call stopped as non-idempotent, or ran out of retries on 429s.
     expect(summary.rejected).toBeGreaterThan(CALLS * 0.3);
     for (const o of outcomes) {
-      expect(o.attempts).toBe(1);
       expect(o.idempotencyKey).toBeUndefined();
+      expect(o.attempts).toBe(server.arrivals[o.callId]);
       if (!o.ok) {
         expect(o.isAxiosError).toBe(true);
-        expect(o.stopReason).toBe('non-idempotent');
+        expect(o.label === '429' ? ['non-idempotent', 'retries-exhausted'] : ['non-idempotent']).toContain(
+          o.stopReason,
+        );
       }
+    }
+  }, 50_000);
+});
+
+describe('the defaults against a server that ignores Idempotency-Key (the key is generated, not declared)', () => {
+  test('2000 POSTs through every fault: no order is created twice; each failed call keeps its key', async () => {
+    const report = await chaos(MIXED_FAULTS, 'undeclared', CALLS, true);
+    const { server, outcomes } = report;
+    const summary = summarise('every fault mixed, key-ignoring server, defaults', report);
+
+    expect(outcomes).toHaveLength(CALLS);
+    expect(summary.duplicatePayments).toBe(0);
+    expect(repeatedOnlyAfter429(report)).toEqual([]);
+    expect(summary.rejected).toBeGreaterThan(CALLS * 0.3);
+    expect(summary.rejectedAfterCommit).toBeGreaterThan(0);
+    for (const o of outcomes) {
+      expect(o.idempotencyKey).toMatch(/^[0-9a-f-]{36}$/);
+      expect(server.keysSeen[o.callId]).toEqual([o.idempotencyKey]);
+      if (!o.ok && o.label !== '429')
+        expect({ callId: o.callId, stopReason: o.stopReason }).toEqual({
+          callId: o.callId,
+          stopReason: 'non-idempotent',
+        });
     }
   }, 50_000);
 });

@@ -3,7 +3,9 @@ import { createIdempotentResource } from '../../lib/testing';
 import { useFaultServer } from './fixture';
 
 const fx = useFaultServer();
-const fetchClient = () => fx.client({ random: () => 0.5 }, { adapter: 'fetch' });
+// The idempotent resource dedupes keys, and the client is told so.
+const fetchClient = () =>
+  fx.client({ random: () => 0.5, idempotencyKey: { serverDedupes: true } }, { adapter: 'fetch' });
 
 test('503, 503, 200 through the fetch adapter: three requests, one success', async () => {
   const server = await fx.start({ routes: { 'GET /v1/items': ['503', '503', { body: { items: [1] } }] } });
@@ -32,7 +34,10 @@ test('a dropped connection under the fetch adapter is retried like one under the
     routes: { 'POST /v1/payments': { steps: [{ reset: 'after-commit' }, '201'], resource: payments } },
   });
   const reasons: string[] = [];
-  const http = fx.client({ onRetry: ({ reason }) => void reasons.push(reason) }, { adapter: 'fetch' });
+  const http = fx.client(
+    { onRetry: ({ reason }) => void reasons.push(reason), idempotencyKey: { serverDedupes: true } },
+    { adapter: 'fetch' },
+  );
   const response = await http.post(`${server.url}/v1/payments`, { amount: 1 });
   expect(response.status).toBe(201);
   expect(payments.created).toBe(1);

@@ -16,8 +16,9 @@ test('a payment survives two 503s and a dropped connection, and is created exact
       'POST /v1/payments': { steps: ['503', '503', { reset: 'after-commit' }, '201'], resource: payments },
     },
   });
-  // Small delays keep the test fast; the same code runs with the production settings.
-  const plugin = retryPlugin({ baseDelayMs: 20, maxDelayMs: 1000 });
+  // Small delays keep the test fast; the same code runs with the production settings. The
+  // resource dedupes keys, so the plugin is told it may repeat a POST that may have been processed.
+  const plugin = retryPlugin({ baseDelayMs: 20, maxDelayMs: 1000, idempotencyKey: { serverDedupes: [server.url] } });
   const http = axios.create({ baseURL: server.url });
   plugin.install(http);
 

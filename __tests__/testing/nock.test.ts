@@ -23,7 +23,8 @@ afterEach(async () => {
 });
 
 function retryingClient() {
-  plugin = retryPlugin({ baseDelayMs: 2, random: () => 0.5 });
+  // The scripted routes stand in for an API that dedupes keys.
+  plugin = retryPlugin({ baseDelayMs: 2, random: () => 0.5, idempotencyKey: { serverDedupes: [ORIGIN] } });
   const http = axios.create();
   plugin.install(http);
   return http;

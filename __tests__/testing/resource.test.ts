@@ -4,7 +4,8 @@ import { createIdempotentResource } from '../../lib/testing';
 import { useFaultServer } from './fixture';
 
 const fx = useFaultServer();
-const retryingClient = () => fx.client({ random: () => 0.5 });
+// The idempotent resource dedupes keys, and the client is told so.
+const retryingClient = () => fx.client({ random: () => 0.5, idempotencyKey: { serverDedupes: true } });
 
 describe('createIdempotentResource behind the fault server', () => {
   test('a reset after commit, retried with the same key, creates exactly one payment', async () => {

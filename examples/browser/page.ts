@@ -368,9 +368,15 @@ const SCENARIOS: Scenario[] = [
     name: 'payment POST, reset after commit',
     intro: () =>
       'POST /payments: the server commits the payment, then drops the connection before the answer. ' +
-      'The retry carries the same Idempotency-Key (from Web Crypto), so the server replays the stored result.',
+      'This API stores Idempotency-Keys and the client says so (serverDedupes), so the retry carries the same ' +
+      'key (from Web Crypto) and the server replays the stored result.',
     async run({ adapter, t, api, timeline, facts }) {
-      const c = client(adapter, timeline, { baseDelayMs: t.baseDelayMs, maxDelayMs: t.maxDelayMs }, undefined);
+      const options = {
+        baseDelayMs: t.baseDelayMs,
+        maxDelayMs: t.maxDelayMs,
+        idempotencyKey: { serverDedupes: [location.origin] },
+      };
+      const c = client(adapter, timeline, options, undefined);
       const call = await c.call((http) => http.post(`${api}/payments`, { amount: 4200, currency: 'EUR' }));
       await c.close();
       const server = await facts();

@@ -50,6 +50,15 @@ export interface IdempotentResourceOptions {
  * the same key and body gets the stored resource back (header `Idempotent-Replayed: true`) and
  * creates nothing; the same key with a different body gets 422. A request without a key creates
  * a new resource every time it commits, which is what a test of double charging wants to see.
+ *
+ * It dedupes keys, so tell the plugin so, or a POST that fails after its commit is not retried:
+ *
+ * @example
+ * const payments = createIdempotentResource();
+ * const server = await startFaultServer({
+ *   routes: { 'POST /v1/payments': { steps: ['503', { reset: 'after-commit' }, '201'], resource: payments } },
+ * });
+ * retryPlugin({ idempotencyKey: { serverDedupes: [server.url] } }).install(http);
  */
 export interface IdempotentResource {
   /** Resources created so far, over all keys. "Exactly one payment" is `created === 1`. */

@@ -54,6 +54,8 @@ export interface ServerReport {
   requestsDuringRun: number;
   /** Idempotency-Key values received per call id (`''` for none). */
   keysSeen: Record<string, string[]>;
+  /** The fault the server drew for each request of a call, in order (`'none'` for a clean answer). */
+  faultsByCall: Record<string, Fault[]>;
   injected: Record<Fault, number>;
   statuses: Record<string, number>;
   replays: number;
@@ -72,6 +74,8 @@ export interface ScenarioOptions {
   concurrency: number;
   /** After the run, re-send each rejected call that had a key, with that key, faults off. */
   recover?: boolean;
+  /** The server does not implement Idempotency-Key: it processes every request it gets. */
+  ignoresKeys?: boolean;
 }
 
 /** A client with its own keep-alive pool, so a run never shares sockets with another. */
@@ -110,9 +114,14 @@ function outcomeOf(callId: string, durationMs: number, result: unknown, ok: bool
  */
 export async function runScenario(
   options: ScenarioOptions,
-  setup: (client: AxiosInstance) => (() => Promise<void> | void) | void,
+  setup: (client: AxiosInstance, serverUrl: string) => (() => Promise<void> | void) | void,
 ): Promise<ScenarioReport> {
-  const server = await startIdempotentServer({ seed: options.seed, mix: options.mix, slowMs: SLOW_MS });
+  const server = await startIdempotentServer({
+    seed: options.seed,
+    mix: options.mix,
+    slowMs: SLOW_MS,
+    ignoresKeys: options.ignoresKeys ?? false,
+  });
   const { client, agent } = chaosClient();
   try {
     // Open the sockets and warm the JIT first, so a cold start is not counted as a fault.
@@ -120,7 +129,7 @@ export async function runScenario(
     for (let round = 0; round < 4; round++) {
       await Promise.all(Array.from({ length: options.concurrency }, () => warm.get(`${server.url}/health`)));
     }
-    const teardown = setup(client);
+    const teardown = setup(client, server.url);
     const outcomes: CallOutcome[] = [];
     let next = 0;
     const worker = async (): Promise<void> => {
@@ -172,6 +181,7 @@ export async function runScenario(
         arrivals: Object.fromEntries(server.arrivals),
         requestsDuringRun,
         keysSeen: Object.fromEntries([...server.keysSeen].map(([id, keys]) => [id, [...keys]])),
+        faultsByCall: Object.fromEntries(server.faultsByCall),
         injected: { ...server.injected },
         statuses: Object.fromEntries([...server.statuses].map(([status, n]) => [String(status), n])),
         replays: server.replays,

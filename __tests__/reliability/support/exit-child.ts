@@ -11,6 +11,8 @@ async function main(base: string): Promise<void> {
   let waiting: (() => void) | undefined;
   const plugin = retryPlugin({
     baseDelayMs: 5,
+    // The test server stands in for one that dedupes keys: its POSTs are retried.
+    idempotencyKey: { serverDedupes: true },
     onRetry: ({ config }) => {
       if (config.url?.endsWith('/long-wait')) waiting?.();
     },

@@ -7,6 +7,8 @@
  * - A repeat while the first is still being processed gets 409; the same key with a different
  *   body gets 422.
  * - A request without a key is processed every time it arrives (a legacy client).
+ * - With `ignoresKeys`, it is a server that does not implement the header: every request is
+ *   processed, key or not (most internal and partner APIs).
  *
  * Faults are drawn per arrival from a PRNG seeded by (seed, call id, arrival number of that call),
  * so a run with the same seed injects the same faults into the same attempts however the
@@ -57,6 +59,8 @@ export interface ServerOptions {
   mix: FaultMix;
   /** How long the slow faults hold, in ms; should exceed the client's timeout. */
   slowMs: number;
+  /** Ignore the Idempotency-Key header: every arrival is processed as a new request. */
+  ignoresKeys?: boolean;
 }
 
 export interface ChaosServer {
@@ -67,6 +71,8 @@ export interface ChaosServer {
   arrivals: Map<string, number>;
   /** The Idempotency-Key values seen per call id (`''` for none). */
   keysSeen: Map<string, Set<string>>;
+  /** The fault drawn for each arrival, per call id, in arrival order. */
+  faultsByCall: Map<string, Fault[]>;
   /** How often each fault was injected. */
   injected: Record<Fault, number>;
   /** Responses by status, as the server wrote them (a destroyed connection counts under 0). */
@@ -116,6 +122,7 @@ export async function startIdempotentServer(options: ServerOptions): Promise<Cha
     records: [],
     arrivals: new Map(),
     keysSeen: new Map(),
+    faultsByCall: new Map(),
     injected: {
       none: 0,
       unavailable: 0,
@@ -174,17 +181,19 @@ export async function startIdempotentServer(options: ServerOptions): Promise<Cha
     const callId = String(parsed.callId);
     const amount = Number(parsed.amount);
     const header = req.headers['idempotency-key'];
-    const key = typeof header === 'string' ? header : undefined;
+    const sentKey = typeof header === 'string' ? header : undefined;
+    const key = options.ignoresKeys ? undefined : sentKey;
 
     const arrival = (state.arrivals.get(callId) ?? 0) + 1;
     state.arrivals.set(callId, arrival);
     const seen = state.keysSeen.get(callId) ?? new Set<string>();
-    seen.add(key ?? '');
+    seen.add(sentKey ?? '');
     state.keysSeen.set(callId, seen);
 
     const random = seededRandom(hash32(`${options.seed}:${callId}:${arrival}`));
     const fault = pickFault(random(), mix);
     state.injected[fault]++;
+    state.faultsByCall.set(callId, [...(state.faultsByCall.get(callId) ?? []), fault]);
 
     if (fault === 'unavailable') {
       send(res, 503, JSON.stringify({ error: 'unavailable' }));

@@ -61,6 +61,8 @@ async function main(): Promise<void> {
     maxDelayMs: 0,
     budget: { minPerSecond: 1e6 },
     breaker: { rollingCountTimeout: 1000 },
+    // The stub adapter stands in for a server that dedupes keys, so its failed POSTs are retried.
+    idempotencyKey: { serverDedupes: true },
   });
   plugin.install(client);
 
