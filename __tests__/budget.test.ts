@@ -1,4 +1,4 @@
-import { RetryBudget } from '../lib/budget';
+import { RetryBudget } from '../lib/guards/budget';
 import type { BudgetStore } from '../lib/types';
 
 function clock(start = 1_000_000) {

@@ -1,4 +1,4 @@
-import { resolvePluginOptions, resolveRequestOptions } from '../lib/options';
+import { resolvePluginOptions, resolveRequestOptions } from '../lib/policy/options';
 import { retryPlugin, RetryBudget } from '../lib';
 
 describe('plugin options', () => {

@@ -8,7 +8,7 @@
  * |Normal(10 ms, 2 ms)|. The server handles messages in the order they arrive, so the simulation
  * is a queue of timed events and no real timer runs.
  */
-import { decorrelatedJitter, equalJitter, fullJitter, noJitter } from '../lib/backoff';
+import { decorrelatedJitter, equalJitter, fullJitter, noJitter } from '../lib/policy/backoff';
 import { seededRandom } from '../lib/testing/random';
 
 export type Strategy =

@@ -4,17 +4,17 @@
  */
 import './augment';
 
-export { retryPlugin } from './plugin';
-export type { RetryPlugin } from './plugin';
-export { RetryBudget } from './budget';
-export type { RetryBudgetOptions } from './budget';
-export { CircuitOpenError } from './errors';
-export { parseRetryAfter, parseHttpDate } from './retry-after';
-export { computeBackoff, fullJitter, equalJitter, decorrelatedJitter, noJitter } from './backoff';
-export type { BackoffInput } from './backoff';
-export { DEFAULT_ERROR_CODES, DEFAULT_STATUS_CODES } from './options';
-export { isRetryableFailure } from './classify';
-export type { RetryableFailureOptions } from './classify';
+export { retryPlugin } from './plugin/plugin';
+export type { RetryPlugin } from './plugin/plugin';
+export { RetryBudget } from './guards/budget';
+export type { RetryBudgetOptions } from './guards/budget';
+export { CircuitOpenError } from './types/errors';
+export { parseRetryAfter, parseHttpDate } from './policy/retry-after';
+export { computeBackoff, fullJitter, equalJitter, decorrelatedJitter, noJitter } from './policy/backoff';
+export type { BackoffInput } from './policy/backoff';
+export { DEFAULT_ERROR_CODES, DEFAULT_STATUS_CODES } from './policy/options';
+export { isRetryableFailure } from './policy/classify';
+export type { RetryableFailureOptions } from './policy/classify';
 export type {
   BreakerOptions,
   BreakerSync,

@@ -7,7 +7,7 @@ import axios from 'axios';
 import type { AxiosError } from 'axios';
 import { CircuitOpenError, RetryBudget, retryPlugin } from '../../lib';
 import type { HedgeEvent, RetryPluginOptions } from '../../lib';
-import { LatencyWindow, hedgeDelay } from '../../lib/hedge';
+import { LatencyWindow, hedgeDelay } from '../../lib/engine/hedge';
 import { rejection } from '../helpers';
 import { startServer, until } from '../reliability/support/test-server';
 import type { Handler, TestServer } from '../reliability/support/test-server';

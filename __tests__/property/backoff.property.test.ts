@@ -4,9 +4,9 @@
  * [baseDelayMs, maxDelayMs]), never NaN, never a timer past 2^31 - 1 ms.
  */
 import fc from 'fast-check';
-import { computeBackoff, exponentialCeiling } from '../../lib/backoff';
-import type { BackoffInput } from '../../lib/backoff';
-import { MAX_TIMER_MS, resolvePluginOptions } from '../../lib/options';
+import { computeBackoff, exponentialCeiling } from '../../lib/policy/backoff';
+import type { BackoffInput } from '../../lib/policy/backoff';
+import { MAX_TIMER_MS, resolvePluginOptions } from '../../lib/policy/options';
 import type { JitterStrategy } from '../../lib';
 
 const STRATEGIES: JitterStrategy[] = ['full', 'equal', 'decorrelated', 'none'];

@@ -7,8 +7,8 @@ import axios from 'axios';
 import type { AxiosResponse } from 'axios';
 import fc from 'fast-check';
 import { RetryBudget, retryPlugin } from '../../lib';
-import { MAX_TIMER_MS, resolvePluginOptions, resolveRequestOptions } from '../../lib/options';
-import type { ResolvedOptions } from '../../lib/options';
+import { MAX_TIMER_MS, resolvePluginOptions, resolveRequestOptions } from '../../lib/policy/options';
+import type { ResolvedOptions } from '../../lib/policy/options';
 
 const CALL_FIELDS = [
   'retries',

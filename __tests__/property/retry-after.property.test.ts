@@ -10,7 +10,7 @@ import axios from 'axios';
 import type { AxiosResponse } from 'axios';
 import fc from 'fast-check';
 import { retryPlugin } from '../../lib';
-import { parseRetryAfter } from '../../lib/retry-after';
+import { parseRetryAfter } from '../../lib/policy/retry-after';
 import { asctime, checkHttpDateRoundTrip, imfFixdate, rfc850 } from './support/http-date';
 
 const run = promisify(execFile);

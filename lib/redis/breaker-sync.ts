@@ -1,4 +1,4 @@
-import { StoreHealth, warnOnce } from '../store-health';
+import { StoreHealth, warnOnce } from '../guards/store-health';
 import type { BreakerSync, StoreEvent } from '../types';
 import type { RedisClient, RedisSubscriber } from './client';
 

@@ -1,4 +1,4 @@
-import { BUDGET_SLOTS } from '../budget';
+import { BUDGET_SLOTS } from '../guards/budget';
 import type { BudgetSettings, BudgetStore } from '../types';
 import { Script } from './client';
 import type { RedisClient } from './client';

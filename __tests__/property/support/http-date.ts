@@ -4,7 +4,7 @@
  * processes that run it under other time zones (tz-runner.ts).
  */
 import fc from 'fast-check';
-import { parseHttpDate, parseRetryAfter } from '../../../lib/retry-after';
+import { parseHttpDate, parseRetryAfter } from '../../../lib/policy/retry-after';
 
 const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 const LONG_DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];

@@ -1,4 +1,4 @@
-import type { JitterStrategy } from './types';
+import type { JitterStrategy } from '../types';
 
 /** Inputs of a backoff computation; every strategy is a pure function of these and `random`. */
 export interface BackoffInput {

@@ -1,8 +1,8 @@
 import CircuitBreaker from 'opossum';
 import type { AxiosResponse } from 'axios';
-import type { ResolvedBreakerOptions } from './options';
-import { BoundedMap } from './origin';
-import type { BreakerSync, CircuitBreakerView, CircuitState, CircuitStateChange } from './types';
+import type { ResolvedBreakerOptions } from '../policy/options';
+import { BoundedMap } from '../policy/origin';
+import type { BreakerSync, CircuitBreakerView, CircuitState, CircuitStateChange } from '../types';
 
 /**
  * What a breaker guards: one logical call with all its attempts. The breaker counts calls, not

@@ -11,7 +11,7 @@
  */
 
 import { StoreHealth, warnOnce } from './store-health';
-import type { BudgetStore, RetryBudgetLike, RetryBudgetState, StoreEvent } from './types';
+import type { BudgetStore, RetryBudgetLike, RetryBudgetState, StoreEvent } from '../types';
 
 /** Slots per window, locally and in a shared store. */
 export const BUDGET_SLOTS = 10;

@@ -1,18 +1,18 @@
 import axios, { getAdapter, isCancel } from 'axios';
 import type { AxiosAdapter, AxiosInstance, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
-import { runCall } from './adapter';
-import type { Shared } from './adapter';
-import { BreakerRegistry } from './breaker';
-import { beginCall, CallState } from './call';
-import type { Call } from './call';
-import { CorsEvidence } from './cross-origin';
-import { LatencyWindow } from './hedge';
-import { RetryBudget } from './budget';
-import { resolvePluginOptions, resolveRequestOptions } from './options';
-import type { ResolvedPluginOptions } from './options';
-import { BoundedMap, originOf } from './origin';
-import { cancellation } from './wait';
-import type { CircuitBreakerView, RetryBudgetLike, RetryPluginOptions } from './types';
+import { runCall } from '../engine/adapter';
+import type { Shared } from '../engine/adapter';
+import { BreakerRegistry } from '../guards/breaker';
+import { beginCall, CallState } from '../engine/call';
+import type { Call } from '../engine/call';
+import { CorsEvidence } from '../guards/cors';
+import { LatencyWindow } from '../engine/hedge';
+import { RetryBudget } from '../guards/budget';
+import { resolvePluginOptions, resolveRequestOptions } from '../policy/options';
+import type { ResolvedPluginOptions } from '../policy/options';
+import { BoundedMap, originOf } from '../policy/origin';
+import { cancellation } from '../engine/wait';
+import type { CircuitBreakerView, RetryBudgetLike, RetryPluginOptions } from '../types';
 
 /** What `retryPlugin()` returns. */
 export interface RetryPlugin {

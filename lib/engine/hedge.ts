@@ -1,6 +1,6 @@
 import type { AxiosResponse } from 'axios';
 import { releaseBody } from './body';
-import type { ResolvedHedge } from './options';
+import type { ResolvedHedge } from '../policy/options';
 
 /**
  * Hedged requests (Dean and Barroso, "The Tail at Scale"): when an attempt has not answered after

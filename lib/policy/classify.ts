@@ -1,8 +1,8 @@
 import { AxiosHeaders, isCancel } from 'axios';
-import { CallState } from './call';
+import { CallState } from '../engine/call';
 import { resolveCallOptions } from './options';
 import type { ResolvedOptions } from './options';
-import type { RetryDecision, StopReason } from './types';
+import type { RetryDecision, StopReason } from '../types';
 
 /**
  * The decision table: given one failed attempt, retry or stop, and why. Every rule lives here.

@@ -1,5 +1,5 @@
-import type { ResolvedOptions } from './options';
-import type { RetryState, StopReason } from './types';
+import type { ResolvedOptions } from '../policy/options';
+import type { RetryState, StopReason } from '../types';
 
 /**
  * What the plugin keeps about one logical call besides its public `retryState`: made by the

@@ -1,4 +1,4 @@
-import type { StoreEvent } from './types';
+import type { StoreEvent } from '../types';
 
 /** How long a store that failed is left alone before it is asked again, in ms. */
 const RETRY_AFTER_MS = 1000;

@@ -1,6 +1,6 @@
-import type { ResolvedOptions } from './options';
-import { pageOrigin } from './origin';
-import type { RetryState } from './types';
+import type { ResolvedOptions } from '../policy/options';
+import { pageOrigin } from '../policy/origin';
+import type { RetryState } from '../types';
 
 /**
  * A browser does not tell a page why a cross-origin request failed: a CORS refusal (a preflight

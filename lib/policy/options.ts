@@ -1,4 +1,4 @@
-import { RetryBudget } from './budget';
+import { RetryBudget } from '../guards/budget';
 import { absoluteOrigin } from './origin';
 import type {
   BreakerOptions,
@@ -8,7 +8,7 @@ import type {
   RetryEvent,
   GiveUpEvent,
   RetryBudgetLike,
-} from './types';
+} from '../types';
 
 /** The largest delay a JavaScript timer honours; a longer one fires at once. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
