@@ -1,4 +1,5 @@
-import { BoundedMap, originOf, pageOrigin } from '../lib/policy/origin';
+import { BoundedMap } from '../lib/guards/origins';
+import { originOf, pageOrigin } from '../lib/policy/origin';
 
 describe('originOf', () => {
   test.each([

@@ -13,8 +13,8 @@ export { parseRetryAfter, parseHttpDate } from './policy/retry-after';
 export { computeBackoff, fullJitter, equalJitter, decorrelatedJitter, noJitter } from './policy/backoff';
 export type { BackoffInput } from './policy/backoff';
 export { DEFAULT_ERROR_CODES, DEFAULT_STATUS_CODES } from './policy/options';
-export { isRetryableFailure } from './policy/classify';
-export type { RetryableFailureOptions } from './policy/classify';
+export { isRetryableFailure } from './engine/judge';
+export type { RetryableFailureOptions } from './engine/judge';
 export type {
   BreakerOptions,
   BreakerSync,

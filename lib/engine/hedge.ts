@@ -1,12 +1,17 @@
-import type { AxiosResponse } from 'axios';
-import { releaseBody } from './body';
+import { AxiosHeaders } from 'axios';
+import type { AxiosResponse, InternalAxiosRequestConfig } from 'axios';
+import { isStream, safeToRepeat } from '../policy/classify';
 import type { ResolvedHedge } from '../policy/options';
+import { releaseBody } from './body';
+import type { CallRun } from './call-run';
+import { dispatch } from './context';
+import { cancellation } from './hooks';
 
 /**
  * Hedged requests (Dean and Barroso, "The Tail at Scale"): when an attempt has not answered after
- * a short delay, a copy goes out, the first answer wins and the other copies are aborted. Which
- * calls may be hedged, and whether the guards allow a copy, is the adapter's to say; this module
- * owns the delay and the race.
+ * a short delay, a copy goes out, the first answer wins and the other copies are aborted. This
+ * module owns all of it: which calls may be hedged, the delay, whether the guards allow a copy,
+ * each copy's config, and the race.
  */
 
 /** Samples kept per origin; percentiles are recomputed after every `RESORT_EVERY` new samples. */
@@ -155,4 +160,69 @@ export function race(r: Race): Promise<RaceWin> {
     launch();
     hedgeLater();
   });
+}
+
+/** Safe to send twice: an idempotent method or a write whose key is deduped, and a body that can be sent again. */
+export function hedgeable(run: CallRun): boolean {
+  return safeToRepeat(run.method, run.call.deduped) && !isStream(run.config.data);
+}
+
+/**
+ * Sends one attempt as a race of copies. Each copy has its own headers (its attempt number) and
+ * abort signal; a later copy's timeout is what the deadline leaves when it starts.
+ */
+export function hedgedSend(
+  run: CallRun,
+  hedge: ResolvedHedge,
+  attemptConfig: InternalAxiosRequestConfig,
+): Promise<AxiosResponse> {
+  const { config, shared, state } = run;
+  const { deadlineMs, attemptHeader } = run.options;
+  const inPage = shared.cors.page;
+  const latencies = hedge.percentile === undefined ? undefined : shared.latencyFor(run.origin);
+  const delayMs = hedgeDelay(hedge, latencies);
+  return race({
+    send: (index, signal) => {
+      const copy = index === 0 || deadlineMs === undefined ? attemptConfig : run.deadline.clip(config);
+      if (copy === undefined) return Promise.reject(run.deadline.error(config));
+      const headers = AxiosHeaders.from(config.headers);
+      // A copy says so, for servers and for the OpenTelemetry hook (axios-resilience/otel).
+      if (index > 0 && attemptHeader !== false) headers.set(attemptHeader, `${state.attempts}; hedge`);
+      if (index === 0 || inPage === undefined) return dispatch(run.base, { ...copy, headers, signal });
+      // A browser holds a second request for the same URL until the first's response is in its
+      // HTTP cache (the cache lock), which would make every copy as slow as the attempt it hedges.
+      headers.set('Cache-Control', 'no-cache');
+      return dispatch(run.base, {
+        ...copy,
+        headers,
+        signal,
+        fetchOptions: { ...copy.fetchOptions, cache: 'no-store' },
+      });
+    },
+    mayHedge: () => mayHedge(run, delayMs),
+    delayMs,
+    maxHedges: hedge.maxHedges,
+    signal: config.signal as AbortSignal | undefined,
+    closers: shared.closers,
+    now: shared.now,
+  }).then(({ response, winner, latencyMs }) => {
+    latencies?.record(latencyMs);
+    if (winner > 0) state.hedgeWon = true;
+    return response;
+  });
+}
+
+/** Whether one more copy may go out now: the plugin open, the call live, the breaker closed, a budget token granted. */
+async function mayHedge(run: CallRun, delayMs: number): Promise<boolean> {
+  const { config, state } = run;
+  if (run.shared.closed || cancellation(config) !== undefined || !run.gate.closed) return false;
+  if (run.budget !== undefined && !(await run.budget.tryWithdraw())) return false;
+  state.attempts += 1;
+  state.hedges = (state.hedges ?? 0) + 1;
+  try {
+    run.options.onHedge?.({ attempt: state.attempts, delayMs, config });
+  } catch {
+    // An observer: what it throws does not stop the copy.
+  }
+  return true;
 }

@@ -1,7 +1,7 @@
 import CircuitBreaker from 'opossum';
 import type { AxiosResponse } from 'axios';
 import type { ResolvedBreakerOptions } from '../policy/options';
-import { BoundedMap } from '../policy/origin';
+import { BoundedMap } from './origins';
 import type { BreakerSync, CircuitBreakerView, CircuitState, CircuitStateChange } from '../types';
 
 /**
@@ -74,11 +74,8 @@ function countSuccess(guard: Guard, response: AxiosResponse): void {
  * because another call opened the breaker meanwhile), so nothing waits for this: opossum settles
  * it a tick later, before the error has travelled through axios to the caller.
  */
-export function countFailure(guard: Guard, call: GuardedCall, error: unknown): void {
-  const replay: GuardedCall = {
-    run: () => Promise.reject(error),
-    isDownstreamFailure: (failure) => call.isDownstreamFailure(failure),
-  };
+export function countFailure(guard: Guard, isDownstreamFailure: (error: unknown) => boolean, error: unknown): void {
+  const replay: GuardedCall = { run: () => Promise.reject(error), isDownstreamFailure };
   guard.breaker.fire(replay).catch(() => undefined);
 }
 

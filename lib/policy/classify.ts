@@ -1,8 +1,6 @@
-import { AxiosHeaders, isCancel } from 'axios';
-import { CallState } from '../engine/call';
-import { resolveCallOptions } from './options';
+import { isCancel } from 'axios';
 import type { ResolvedOptions } from './options';
-import type { RetryDecision, StopReason } from '../types';
+import type { StopReason } from '../types';
 
 /**
  * The decision table: given one failed attempt, retry or stop, and why. Every rule lives here.
@@ -174,42 +172,4 @@ export function classify(facts: AttemptFacts, options: Pick<ResolvedOptions, 'st
   if (isStream(facts.data))
     return { retry: false, stopReason: 'not-retryable', reason: 'stream body already consumed' };
   return { retry: true, reason };
-}
-
-/** Options of `isRetryableFailure`; everything is optional. */
-export interface RetryableFailureOptions {
-  /** @default [408, 429, 502, 503, 504] */
-  statusCodes?: readonly number[];
-  /** @default the plugin's default network codes */
-  errorCodes?: readonly string[];
-  /** @default the failed request's method (`error.config.method`), else `'GET'` */
-  method?: string;
-  /** Whether the call carries an Idempotency-Key. @default whether `error.config` has that header */
-  keyed?: boolean;
-  /**
-   * Whether the server dedupes that key (the caller set it, or `serverDedupes` says so).
-   * @default `keyed` when given; else the plugin's own verdict for a call it handled
-   * (`error.config.retryState`); else whether `error.config` has the header
-   */
-  deduped?: boolean;
-}
-
-/**
- * What the decision table would decide for `error`, and why — the table as a function, to build
- * your own `shouldRetry` from: `({ error }) => isRetryableFailure(error).retry || myRule(error)`.
- * Guards (retries, budget, breaker, deadline) are not consulted: this is the table alone.
- */
-export function isRetryableFailure(error: unknown, options: RetryableFailureOptions = {}): RetryDecision {
-  const { method, keyed, deduped, ...lists } = options;
-  const resolved = resolveCallOptions(lists as Record<string, unknown>, undefined, 'isRetryableFailure: ');
-  const config = (
-    error as { config?: { method?: unknown; headers?: unknown; data?: unknown; retryState?: unknown } } | null
-  )?.config;
-  const requestMethod = (method ?? (typeof config?.method === 'string' ? config.method : 'get')).toUpperCase();
-  const hasKey = keyed ?? AxiosHeaders.from((config?.headers ?? {}) as AxiosHeaders).has('idempotency-key');
-  // `keyed: true` alone keeps its 0.3 meaning: the caller vouches for the key.
-  const verdict = deduped ?? keyed ?? CallState.callOf(config?.retryState)?.deduped ?? hasKey;
-  const facts = { error, method: requestMethod, keyed: hasKey, deduped: verdict, data: config?.data };
-  const decision = classify(facts, resolved);
-  return decision.retry ? decision : { retry: false, reason: decision.reason, stopReason: decision.stopReason };
 }

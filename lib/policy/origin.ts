@@ -1,4 +1,4 @@
-/** Per-origin bookkeeping: what an origin is, and a bounded map keyed by it. */
+/** What an origin is: `scheme://host:port`, the unit budgets and breakers are kept per. */
 
 const ABSOLUTE = /^([a-z][a-z0-9+.-]*):\/\/(?:[^@/?#]*@)?(\[[^\]]*\]|[^:/?#]*)(?::(\d*))?/i;
 const DEFAULT_PORTS: Record<string, string> = { http: '80', https: '443', ws: '80', wss: '443' };
@@ -39,66 +39,4 @@ export function originOf(url: string | undefined, baseURL: string | undefined): 
   // A URL without `://` ('/v1/x', 'v1/x', the usual url next to a baseURL) is relative: no regex.
   const origin = url !== undefined && url.includes('://') ? absoluteOrigin(url) : undefined;
   return origin ?? (baseURL === undefined ? undefined : absoluteOrigin(baseURL)) ?? pageOrigin() ?? 'relative:';
-}
-
-/**
- * A Map that keeps at most `limit` entries, dropping the least recently used one (and handing it
- * to `onEvict`, so a breaker can be shut down). URLs built from user input must not grow memory.
- */
-export class BoundedMap<V> {
-  private readonly entries = new Map<string, V>();
-  // Most clients call one origin over and over. The entry used last is already the most recent in
-  // LRU order, so for it the touch (a Map delete and set on every call) is skipped.
-  private lastKey: string | undefined;
-  private lastValue: V | undefined;
-
-  constructor(
-    private readonly limit: number,
-    private readonly onEvict?: (value: V, key: string) => void,
-  ) {}
-
-  get size(): number {
-    return this.entries.size;
-  }
-
-  /** The value for `key`, made by `create(key)` on first use; marks it most recently used. */
-  getOrCreate(key: string, create: (key: string) => V): V {
-    if (key === this.lastKey) return this.lastValue!;
-    const entries = this.entries;
-    let value = entries.get(key);
-    if (value !== undefined) {
-      // Re-inserting moves the key to the end of the Map's insertion order, which is the LRU order.
-      entries.delete(key);
-    } else {
-      value = create(key);
-    }
-    entries.set(key, value);
-    this.lastKey = key;
-    this.lastValue = value;
-    if (entries.size > this.limit) {
-      const oldest = entries.keys().next().value as string;
-      const evicted = entries.get(oldest)!;
-      entries.delete(oldest);
-      this.onEvict?.(evicted, oldest);
-    }
-    return value;
-  }
-
-  get(key: string): V | undefined {
-    return this.entries.get(key);
-  }
-
-  values(): IterableIterator<V> {
-    return this.entries.values();
-  }
-
-  keys(): IterableIterator<string> {
-    return this.entries.keys();
-  }
-
-  clear(): void {
-    this.entries.clear();
-    this.lastKey = undefined;
-    this.lastValue = undefined;
-  }
 }

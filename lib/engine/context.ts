@@ -1,0 +1,109 @@
+import type { AxiosAdapter, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
+import type { BreakerRegistry, Guard } from '../guards/breaker';
+import type { CorsEvidence } from '../guards/cors';
+import { attachKey, keysCall } from '../policy/idempotency';
+import type { ResolvedOptions } from '../policy/options';
+import { originOf } from '../policy/origin';
+import type { RetryBudgetLike } from '../types';
+import type { Call, CallState } from './call';
+import type { LatencyWindow } from './hedge';
+
+/** What the calls of one plugin share (made once by `retryPlugin()`). */
+export interface Shared {
+  budgetFor(origin: string): RetryBudgetLike | undefined;
+  breakers: BreakerRegistry | undefined;
+  /** Which breaker guards a call, when `breaker.key` is set (else its origin). */
+  breakerKey: ((config: InternalAxiosRequestConfig, origin: string) => string) | undefined;
+  /** Ends pending waits and hooks when the plugin closes. */
+  closers: Set<() => void>;
+  /** Set by plugin.close(): from then on no call starts a new wait. */
+  closed: boolean;
+  now: () => number;
+  /** Which cross-origin APIs answered a request carrying the plugin's headers (browsers only). */
+  cors: CorsEvidence;
+  /** Recent attempt latencies per origin, for adaptive hedge delays (made on first use). */
+  latencyFor(origin: string): LatencyWindow;
+}
+
+/** What a call's attempts work with, fixed when the call reaches the adapter. */
+export interface CallContext {
+  readonly config: InternalAxiosRequestConfig;
+  readonly call: Call;
+  readonly state: CallState;
+  /** The caller's adapter. */
+  readonly base: AxiosAdapter;
+  readonly shared: Shared;
+  readonly options: ResolvedOptions;
+  /** Upper-case method. */
+  readonly method: string;
+  readonly origin: string;
+  readonly budget: RetryBudgetLike | undefined;
+  readonly guard: Guard | undefined;
+  readonly breakerKey: string;
+  /** In a browser, cross-origin, with the plugin's headers: an ERR_NETWORK may be a CORS refusal. */
+  readonly corsSensitive: boolean;
+  /** When the call began (the plugin's clock), or 0 for a call without a deadline: no other rule reads it. */
+  readonly startedAt: number;
+}
+
+/** axios lower-cases the method; the decision table and the key settings speak upper case. */
+const UPPER = new Map(['get', 'post', 'put', 'patch', 'delete', 'head', 'options'].map((m) => [m, m.toUpperCase()]));
+
+function methodOf(config: InternalAxiosRequestConfig): string {
+  const method = config.method ?? 'get';
+  return UPPER.get(method) ?? method.toUpperCase();
+}
+
+/** Whether `origin`'s server is declared to dedupe the keys the plugin generates. */
+function dedupedAt(options: ResolvedOptions, origin: string): boolean {
+  return options.idempotencyKey !== false && options.idempotencyKey.serverDedupes(origin);
+}
+
+/**
+ * Fixes what a call works with when it reaches the adapter: its origin, its budget and breaker,
+ * and its Idempotency-Key, attached here, once per logical call, after every request interceptor.
+ * Throws for a key from a user's generator that is no valid header value, or a `breaker.key()` that
+ * throws.
+ */
+export function contextOf(
+  config: InternalAxiosRequestConfig,
+  call: Call,
+  state: CallState,
+  base: AxiosAdapter,
+  shared: Shared,
+): CallContext {
+  const options = call.options;
+  const method = methodOf(config);
+  const origin = originOf(config.url, config.baseURL);
+  // A call the plugin does not key (a GET) is looked at for a key of the caller's only if it fails.
+  if (keysCall(method, options, call.staleKey)) {
+    const key = attachKey(config.headers, method, options, call.staleKey);
+    if (key !== undefined) {
+      state.idempotencyKey = key.key;
+      if (key.generated) call.generatedKey = key.key;
+      call.deduped = !key.generated || dedupedAt(options, origin);
+    }
+  }
+  const breakerKey = shared.breakerKey === undefined ? origin : shared.breakerKey(config, origin);
+  // One object literal: it is made whole, where a class instance would be built field by field.
+  return {
+    config,
+    call,
+    state,
+    base,
+    shared,
+    options,
+    method,
+    origin,
+    budget: shared.budgetFor(origin),
+    guard: shared.breakers?.for(breakerKey),
+    breakerKey,
+    corsSensitive: shared.cors.applies(origin, state, options),
+    startedAt: options.deadlineMs === undefined ? 0 : shared.now(),
+  };
+}
+
+/** Sends one attempt over the caller's adapter; a custom adapter may hand back a thenable. */
+export function dispatch(base: AxiosAdapter, config: InternalAxiosRequestConfig): Promise<AxiosResponse> {
+  return Promise.resolve(base(config));
+}

@@ -1,0 +1,82 @@
+import { CanceledError } from 'axios';
+import type { InternalAxiosRequestConfig } from 'axios';
+
+/**
+ * Hooks and waits, raced against what may cut them short: the call's cancellation (signal or
+ * CancelToken), `plugin.close()` and, for a hook, the deadline. How one ended is a value, never a
+ * throw; the loop turns it into the call's outcome.
+ */
+
+/** How a wait or a hook ended. `done` carries a hook's resolved value. */
+export type Ended =
+  { how: 'done'; value?: unknown } | { how: 'failed'; error: unknown } | { how: 'aborted' | 'closed' | 'deadline' };
+
+/** What a wait or hook can be ended by besides itself. */
+export interface Interrupts {
+  config: InternalAxiosRequestConfig;
+  /** Ends pending waits and hooks when the plugin closes. */
+  closers: Set<() => void>;
+}
+
+/** The CanceledError a cancelled call rejects with, or `undefined` when it was not cancelled. */
+export function cancellation(config: InternalAxiosRequestConfig): CanceledError<unknown> | undefined {
+  const token = config.cancelToken;
+  if (token?.reason) return token.reason as unknown as CanceledError<unknown>;
+  const signal = config.signal as AbortSignal | undefined;
+  if (signal?.aborted) return new CanceledError(undefined, config);
+  return undefined;
+}
+
+/**
+ * Waits for `work` — a number of ms, or a hook's promise — ending early when the call is
+ * cancelled, the plugin is closed, or (for a hook) `limitMs` passes. The timer and every listener
+ * are removed however it ends; a hook cut short keeps running, but nothing waits for it any more.
+ */
+export function interruptible(work: number | Promise<unknown>, on: Interrupts, limitMs?: number): Promise<Ended> {
+  return new Promise((resolve) => {
+    const signal = on.config.signal as AbortSignal | undefined;
+    const token = on.config.cancelToken;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let settled = false;
+    const finish = (ended: Ended): void => {
+      if (settled) return;
+      settled = true;
+      if (timer !== undefined) clearTimeout(timer);
+      signal?.removeEventListener?.('abort', onAbort);
+      token?.unsubscribe(onAbort);
+      on.closers.delete(onClose);
+      resolve(ended);
+    };
+    const onAbort = (): void => finish({ how: 'aborted' });
+    const onClose = (): void => finish({ how: 'closed' });
+    if (typeof work === 'number') {
+      // Not unref'd: a pending retry is work the caller is waiting for, like an open socket.
+      timer = setTimeout(finish, work, { how: 'done' });
+    } else {
+      work.then(
+        (value: unknown) => finish({ how: 'done', value }),
+        (error: unknown) => finish({ how: 'failed', error }),
+      );
+      if (limitMs !== undefined) timer = setTimeout(finish, Math.max(0, limitMs), { how: 'deadline' });
+    }
+    signal?.addEventListener?.('abort', onAbort);
+    token?.subscribe(onAbort);
+    on.closers.add(onClose);
+  });
+}
+
+/**
+ * Runs a user hook (`onRetry`, `beforeAttempt`, `shouldRetry`, a body factory). A hook that
+ * returns at once costs no promise; one that returns a promise is raced against cancellation,
+ * `close()` and `limitMs` (the time the deadline leaves). A throw or a rejection is `failed`.
+ */
+export function runHook(hook: () => unknown, on: Interrupts, limitMs?: number): Ended | Promise<Ended> {
+  let result: unknown;
+  try {
+    result = hook();
+  } catch (error) {
+    return { how: 'failed', error };
+  }
+  if (typeof (result as PromiseLike<unknown> | undefined)?.then !== 'function') return { how: 'done', value: result };
+  return interruptible(Promise.resolve(result), on, limitMs);
+}

@@ -1,0 +1,130 @@
+import { AxiosHeaders, isCancel } from 'axios';
+import type { AxiosError, AxiosResponse, AxiosResponseHeaders } from 'axios';
+import { classify, isStream } from '../policy/classify';
+import type { Decision } from '../policy/classify';
+import { resolveCallOptions } from '../policy/options';
+import type { RetryContext, RetryDecision } from '../types';
+import { CallState } from './call';
+import type { Attempt, CallRun } from './call-run';
+import { runHook } from './hooks';
+import { interrupted } from './outcome';
+import type { Outcome } from './outcome';
+
+/**
+ * Judging one attempt: the decision table over a failure, and `shouldRetry` over the table (and
+ * over resolved responses, when it is set). The guards come after, in the plan.
+ */
+
+/** The attempt's verdict: the call's answer, a decision to plan a retry by, or the end of the call. */
+export type Verdict = { accept: AxiosResponse } | { decision: Decision } | { end: Outcome };
+
+export async function judge(run: CallRun, attempt: Attempt): Promise<Verdict> {
+  const { options } = run;
+  if (attempt.response !== undefined) {
+    const response = attempt.response;
+    if (run.corsSensitive) run.shared.cors.answer(run.origin);
+    if (options.shouldRetry === undefined) return { accept: response };
+    run.last = undefined;
+    const asked = await ask(run, undefined, response, { retry: false, reason: 'success' });
+    if ('end' in asked) return asked;
+    if (asked.verdict !== true) return { accept: response };
+    run.last = attempt;
+    return { decision: { retry: true, reason: 'shouldRetry' } };
+  }
+  const error = attempt.error;
+  run.last = attempt;
+  const response = (error as { response?: AxiosResponse | null } | null)?.response ?? undefined;
+  if (run.corsSensitive && response !== undefined) run.shared.cors.answer(run.origin);
+  // The deadline ended this attempt: its timeout was the time the deadline left.
+  if (run.deadline.endedAttempt(error)) return { end: { error, stopReason: 'deadline' } };
+  const keyed = run.state.idempotencyKey !== undefined;
+  const facts = { error, method: run.method, keyed, deduped: run.call.deduped, data: run.config.data };
+  const decision = classify(facts, options);
+  // A cancel is never retried and a consumed stream can never be re-sent, whatever a predicate says.
+  if (options.shouldRetry === undefined || isCancel(error) || isStream(run.config.data)) return { decision };
+  const asked = await ask(run, error as AxiosError, response, decision);
+  if ('end' in asked) return asked;
+  if (asked.verdict === true) return { decision: { retry: true, reason: decision.reason } };
+  if (asked.verdict === false && decision.retry) {
+    return { decision: { retry: false, stopReason: 'not-retryable', reason: decision.reason } };
+  }
+  return { decision };
+}
+
+/** Asks `shouldRetry`; `true` or `false` override the table, anything else keeps it. */
+async function ask(
+  run: CallRun,
+  error: AxiosError | undefined,
+  response: AxiosResponse | undefined,
+  decision: RetryDecision,
+): Promise<{ verdict: boolean | undefined } | { end: Outcome }> {
+  const ctx: RetryContext = {
+    error,
+    response: response === undefined ? undefined : asCallerSees(run, response),
+    attempt: run.state.attempts,
+    method: run.method,
+    keyed: run.state.idempotencyKey !== undefined,
+    deduped: run.call.deduped,
+    decision,
+    config: run.config,
+  };
+  const ended = await runHook(() => run.options.shouldRetry!(ctx), run);
+  if (ended.how !== 'done') return { end: interrupted(run, ended, () => run.deadline.error(run.config)) };
+  return { verdict: ended.value === true || ended.value === false ? ended.value : undefined };
+}
+
+/**
+ * The response as the caller would get it: axios parses bodies (`transformResponse`) only after
+ * the adapter, and a predicate reading `{"status":"pending"}` needs the parsed body. A copy; a
+ * transform that throws leaves the raw body.
+ */
+function asCallerSees(run: CallRun, response: AxiosResponse): AxiosResponse {
+  const transforms = run.config.transformResponse;
+  const list = Array.isArray(transforms) ? transforms : transforms === undefined ? [] : [transforms];
+  let data: unknown = response.data;
+  try {
+    const headers = AxiosHeaders.from(response.headers as AxiosResponseHeaders);
+    for (const transform of list) data = transform.call(run.config, data, headers, response.status);
+  } catch {
+    data = response.data;
+  }
+  return { ...response, data };
+}
+
+/** Options of `isRetryableFailure`; everything is optional. */
+export interface RetryableFailureOptions {
+  /** @default [408, 429, 502, 503, 504] */
+  statusCodes?: readonly number[];
+  /** @default the plugin's default network codes */
+  errorCodes?: readonly string[];
+  /** @default the failed request's method (`error.config.method`), else `'GET'` */
+  method?: string;
+  /** Whether the call carries an Idempotency-Key. @default whether `error.config` has that header */
+  keyed?: boolean;
+  /**
+   * Whether the server dedupes that key (the caller set it, or `serverDedupes` says so).
+   * @default `keyed` when given; else the plugin's own verdict for a call it handled
+   * (`error.config.retryState`); else whether `error.config` has the header
+   */
+  deduped?: boolean;
+}
+
+/**
+ * What the decision table would decide for `error`, and why — the table as a function, to build
+ * your own `shouldRetry` from: `({ error }) => isRetryableFailure(error).retry || myRule(error)`.
+ * Guards (retries, budget, breaker, deadline) are not consulted: this is the table alone.
+ */
+export function isRetryableFailure(error: unknown, options: RetryableFailureOptions = {}): RetryDecision {
+  const { method, keyed, deduped, ...lists } = options;
+  const resolved = resolveCallOptions(lists as Record<string, unknown>, undefined, 'isRetryableFailure: ');
+  const config = (
+    error as { config?: { method?: unknown; headers?: unknown; data?: unknown; retryState?: unknown } } | null
+  )?.config;
+  const requestMethod = (method ?? (typeof config?.method === 'string' ? config.method : 'get')).toUpperCase();
+  const hasKey = keyed ?? AxiosHeaders.from((config?.headers ?? {}) as AxiosHeaders).has('idempotency-key');
+  // `keyed: true` alone keeps its 0.3 meaning: the caller vouches for the key.
+  const verdict = deduped ?? keyed ?? CallState.callOf(config?.retryState)?.deduped ?? hasKey;
+  const facts = { error, method: requestMethod, keyed: hasKey, deduped: verdict, data: config?.data };
+  const decision = classify(facts, resolved);
+  return decision.retry ? decision : { retry: false, reason: decision.reason, stopReason: decision.stopReason };
+}

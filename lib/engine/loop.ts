@@ -1,0 +1,181 @@
+import { AxiosError, AxiosHeaders } from 'axios';
+import type { AxiosResponse, AxiosResponseHeaders } from 'axios';
+import type { Decision } from '../policy/classify';
+import { parseRetryAfter } from '../policy/retry-after';
+import { fixBody, needsFixedBody, releaseBody } from './body';
+import { CallRun } from './call-run';
+import type { Attempt } from './call-run';
+import type { CallContext } from './context';
+import { dispatch } from './context';
+import { hedgeable, hedgedSend } from './hedge';
+import { cancellation, interruptible, runHook } from './hooks';
+import { judge } from './judge';
+import { circuitOpen, finish, interrupted, stop } from './outcome';
+import type { Outcome } from './outcome';
+import { plan } from './plan';
+import type { Wait } from './plan';
+
+/**
+ * The attempt loop: send, judge, plan, wait, again, until a step ends the call. Each step is a
+ * function below, and each rule a step calls on lives in a file of its own: the decision table
+ * (`policy/classify.ts`, through `judge.ts`), the guards (`plan.ts`, `admission.ts`), the deadline,
+ * the hooks, the breaker gate, hedging, bodies, and the end of a call (`outcome.ts`). A step returns
+ * what happened as a value; only `finish` turns the outcome into the promise axios gets.
+ */
+
+/** Runs a call's attempts through its breaker, from the first. */
+export function runAttempts(context: CallContext): Promise<AxiosResponse> {
+  const run = new CallRun(context);
+  return run.gate.pass(
+    () => loop(run, undefined),
+    () => finish(run, circuitOpen(run)),
+  );
+}
+
+/**
+ * Carries on after a first attempt sent without the loop (the short way `run.ts` takes for most
+ * calls), from its failure. `counted`: it was sent under a closed breaker, which counts the call.
+ */
+export function continueAfter(context: CallContext, first: Attempt, counted: boolean): Promise<AxiosResponse> {
+  return loop(new CallRun(context, counted), first);
+}
+
+async function loop(run: CallRun, first: Attempt | undefined): Promise<AxiosResponse> {
+  if (first === undefined) {
+    const unsendable = await prepareBody(run);
+    if (unsendable !== undefined) return finish(run, unsendable);
+  }
+  let attempt = first ?? (await send(run));
+  for (;;) {
+    if ('end' in attempt) return finish(run, attempt.end);
+    const verdict = await judge(run, attempt);
+    if ('accept' in verdict) return finish(run, { response: verdict.accept });
+    if ('end' in verdict) return finish(run, verdict.end);
+    const planned = await retry(run, verdict.decision);
+    if (!('delayMs' in planned)) return finish(run, planned);
+    const interruption = await wait(run, planned.delayMs);
+    if (interruption !== undefined) return finish(run, interruption);
+    attempt = await send(run);
+  }
+}
+
+/** A WHATWG FormData body is encoded once, before the first attempt (see `body.ts`). */
+async function prepareBody(run: CallRun): Promise<Outcome | undefined> {
+  if (!needsFixedBody(run.config.data)) return undefined;
+  try {
+    await fixBody(run.config);
+    return undefined;
+  } catch (error) {
+    return { error, stopReason: 'not-retryable' };
+  }
+}
+
+/** Runs `beforeAttempt`, then sends one attempt (hedged when it may be). Never rejects. */
+async function send(run: CallRun): Promise<Attempt | { end: Outcome }> {
+  const { config, options, state } = run;
+  const hook = options.beforeAttempt;
+  if (hook !== undefined) {
+    const info = { attempt: state.attempts + 1, timeLeftMs: run.deadline.timeLeft() };
+    const ended = await runHook(() => hook(config, info), run, info.timeLeftMs);
+    if (ended.how !== 'done') return { end: interrupted(run, ended, () => run.deadline.error(config)) };
+  }
+  const attemptConfig = run.deadline.clip(config);
+  if (attemptConfig === undefined) return { end: stop(run, 'deadline', run.failure ?? run.deadline.error(config)) };
+  // Each call that is really sent counts as one request for the budget.
+  if (state.attempts === 0) run.budget?.deposit();
+  state.attempts++;
+  run.token.spend();
+  if (options.attemptHeader !== false) config.headers.set(options.attemptHeader, String(state.attempts));
+  let sent: Promise<AxiosResponse>;
+  try {
+    sent =
+      options.hedge !== false && hedgeable(run)
+        ? hedgedSend(run, options.hedge, attemptConfig)
+        : dispatch(run.base, attemptConfig);
+  } catch (error) {
+    // A custom adapter that throws instead of rejecting.
+    return { error };
+  }
+  return sent.then(
+    (response) => ({ response }),
+    (error: unknown) => ({ error }),
+  );
+}
+
+/** Plans the retry a decision allows: the plan's guards, then a budget token, then `onRetry`. */
+async function retry(run: CallRun, decision: Decision): Promise<Outcome | Wait> {
+  const { options, shared, state } = run;
+  const step = plan(
+    {
+      decision,
+      retry: run.retries++,
+      suspectedCors: run.corsSensitive && shared.cors.suspect(run.origin, run.failure),
+      closed: shared.closed,
+      retryAfterMs: parseRetryAfter(headerValue(responseOf(run)?.headers, 'retry-after'), shared.now()),
+      previousDelayMs: run.previousDelayMs,
+      timeLeftMs: run.deadline.timeLeft(),
+      breakerRefuses: run.gate.refusing,
+    },
+    options,
+  );
+  if ('stop' in step) return step.stop === 'circuit-open' ? circuitOpen(run) : stop(run, step.stop);
+  if (step.source === 'backoff') run.previousDelayMs = Math.max(step.delayMs, options.baseDelayMs);
+  // Last, so a retry refused for another reason does not spend a token.
+  if (!(await run.token.take())) return stop(run, 'budget-exhausted');
+
+  const onRetry = options.onRetry;
+  if (onRetry !== undefined) {
+    const response = run.lastResponse;
+    // A response that shouldRetry asked to retry has no error of its own: the event gets one that says so.
+    const error =
+      response === undefined
+        ? run.lastError!
+        : new AxiosError(
+            'shouldRetry asked to retry this response',
+            'ERR_SHOULD_RETRY',
+            run.config,
+            response.request,
+            response,
+          );
+    const event = {
+      attempt: state.attempts,
+      delayMs: step.delayMs,
+      delaySource: step.source,
+      reason: decision.reason,
+      error,
+      config: run.config,
+    };
+    const ended = await runHook(() => onRetry(event), run);
+    if (ended.how !== 'done') return interrupted(run, ended, () => run.deadline.error(run.config));
+  }
+  state.delaysMs.push(step.delayMs);
+  return step;
+}
+
+/** Waits before the retry; ends the call on a cancel, `close()`, or a breaker that opened meanwhile. */
+async function wait(run: CallRun, delayMs: number): Promise<Outcome | undefined> {
+  const { config, shared } = run;
+  // The failed attempt's response body (a stream, with `responseType: 'stream'`) will never be read.
+  releaseBody(run.lastError ?? run.last);
+  const deadlineError = (): unknown => run.deadline.error(config);
+  if (cancellation(config) !== undefined) return interrupted(run, { how: 'aborted' }, deadlineError);
+  // A hook may have awaited across a close().
+  if (shared.closed) return interrupted(run, { how: 'closed' }, deadlineError);
+  const ended = await interruptible(delayMs, run);
+  if (ended.how !== 'done') return interrupted(run, ended, deadlineError);
+  // Other calls may have opened the breaker during the wait: the retry would fail anyway.
+  return run.gate.refusing ? circuitOpen(run) : undefined;
+}
+
+/** The response of the attempt being retried: one `shouldRetry` asked to retry, or a failure's. */
+function responseOf(run: CallRun): { headers?: unknown } | undefined {
+  return run.lastResponse ?? (run.lastError as { response?: { headers?: unknown } } | undefined)?.response;
+}
+
+/** A response header as text (AxiosHeaders or a custom adapter's plain object; the first of repeats). */
+function headerValue(headers: unknown, name: string): string | undefined {
+  if (headers === null || typeof headers !== 'object') return undefined;
+  let value: unknown = AxiosHeaders.from(headers as AxiosResponseHeaders).get(name);
+  if (Array.isArray(value)) value = value[0];
+  return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : undefined;
+}

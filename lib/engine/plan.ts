@@ -1,0 +1,113 @@
+import { computeBackoff } from '../policy/backoff';
+import type { Decision } from '../policy/classify';
+import type { ResolvedOptions } from '../policy/options';
+import type { StopReason } from '../types';
+
+/**
+ * The plan: after a failed attempt the table has judged, an ordered list of guards decides whether
+ * the call is retried, and after how long. Each guard is a pure function of the facts below and
+ * the options; the first to object stops the call with its reason. The wait is chosen between the
+ * guards that do not depend on it and those that do. Adding a stop reason is one guard here and one
+ * row in `__tests__/engine/plan.test.ts`.
+ *
+ * The retry budget is the one guard with an effect (it takes a token), so it is not here: it runs
+ * after the plan allows a retry (`admission.ts`), and a retry refused here never spends a token.
+ */
+
+/** What the plan knows about the call when an attempt has failed. */
+export interface RetryFacts {
+  /** The decision table's word on the attempt, with `shouldRetry`'s over it. */
+  decision: Decision;
+  /** Retries planned before this one (0 before the first retry). */
+  retry: number;
+  /** A browser hid why the attempt failed, and it may be a CORS refusal. */
+  suspectedCors: boolean;
+  /** `plugin.close()` was called. */
+  closed: boolean;
+  /** What the server's `Retry-After` asks for, in ms; `undefined` without a valid one. */
+  retryAfterMs: number | undefined;
+  /** The wait before the last retry (decorrelated jitter grows from it). */
+  previousDelayMs: number;
+  /** The time the deadline leaves, in ms; `undefined` without one. */
+  timeLeftMs: number | undefined;
+  /** The breaker would refuse the retry (it opened, and this call is not its probe). */
+  breakerRefuses: boolean;
+}
+
+export type PlanOptions = Pick<
+  ResolvedOptions,
+  'retries' | 'baseDelayMs' | 'maxDelayMs' | 'jitter' | 'retryAfter' | 'random'
+>;
+
+/** Where a wait came from. */
+export type DelaySource = 'backoff' | 'retry-after';
+
+/** Retry after this wait. */
+export interface Wait {
+  delayMs: number;
+  source: DelaySource;
+}
+
+/** The plan's answer: stop, with a reason, or wait and retry. */
+export type Step = { stop: StopReason } | Wait;
+
+type Guard = (facts: RetryFacts, options: PlanOptions) => StopReason | undefined;
+type WaitGuard = (facts: RetryFacts, wait: Wait) => StopReason | undefined;
+
+/** Guards that need no wait, in order. */
+const BEFORE_WAIT: readonly Guard[] = [
+  // The table (or shouldRetry) said no. A write the browser failed opaquely says why it was not repeated.
+  ({ decision, suspectedCors }) =>
+    decision.retry
+      ? undefined
+      : suspectedCors && decision.stopReason === 'non-idempotent'
+        ? 'cors-suspected'
+        : decision.stopReason,
+  ({ retry }, { retries }) => (retry >= retries ? 'retries-exhausted' : undefined),
+  // A suspected CORS refusal gets one retry (for a blip at first contact), not all of them.
+  ({ retry, suspectedCors }) => (retry >= 1 && suspectedCors ? 'cors-suspected' : undefined),
+  // A call in flight when the plugin closed must not start a wait close() cannot end.
+  ({ closed }) => (closed ? 'aborted' : undefined),
+];
+
+/** Guards that judge the chosen wait, in order. */
+const AFTER_WAIT: readonly WaitGuard[] = [
+  ({ timeLeftMs }, { delayMs }) => (timeLeftMs !== undefined && delayMs >= timeLeftMs ? 'deadline' : undefined),
+  // An open breaker will not let the retry out; waiting it out would only hold the caller.
+  ({ breakerRefuses }) => (breakerRefuses ? 'circuit-open' : undefined),
+];
+
+/**
+ * The wait: the server's `Retry-After` beats our guess, within the cap (or, with
+ * `retryAfter: 'fail'`, a longer one stops the call). `0` or a past date means "no advice", and
+ * then the jittered backoff still spreads the callers out.
+ */
+function chooseWait(facts: RetryFacts, options: PlanOptions): Step {
+  const asked = facts.retryAfterMs;
+  if (asked !== undefined && asked > 0) {
+    if (asked > options.maxDelayMs && options.retryAfter === 'fail') return { stop: 'retry-after-too-long' };
+    return { delayMs: Math.min(asked, options.maxDelayMs), source: 'retry-after' };
+  }
+  const input = {
+    retry: facts.retry,
+    baseDelayMs: options.baseDelayMs,
+    maxDelayMs: options.maxDelayMs,
+    previousDelayMs: facts.previousDelayMs,
+  };
+  return { delayMs: computeBackoff(options.jitter, input, options.random), source: 'backoff' };
+}
+
+/** Retry after a wait, or stop with a reason. */
+export function plan(facts: RetryFacts, options: PlanOptions): Step {
+  for (const guard of BEFORE_WAIT) {
+    const reason = guard(facts, options);
+    if (reason !== undefined) return { stop: reason };
+  }
+  const wait = chooseWait(facts, options);
+  if ('stop' in wait) return wait;
+  for (const guard of AFTER_WAIT) {
+    const reason = guard(facts, wait);
+    if (reason !== undefined) return { stop: reason };
+  }
+  return wait;
+}

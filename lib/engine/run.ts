@@ -1,0 +1,53 @@
+import type { AxiosAdapter, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
+import { needsFixedBody } from './body';
+import type { Call, CallState } from './call';
+import { contextOf, dispatch } from './context';
+import type { CallContext, Shared } from './context';
+import { continueAfter, runAttempts } from './loop';
+
+/**
+ * The engine's entry: one logical call over `base`, the caller's adapter. Request and response
+ * transforms and interceptors are outside it, so they run once per call and every attempt sends
+ * the same bytes.
+ */
+export function runCall(
+  config: InternalAxiosRequestConfig,
+  call: Call,
+  state: CallState,
+  base: AxiosAdapter,
+  shared: Shared,
+): Promise<AxiosResponse> {
+  let context: CallContext;
+  try {
+    context = contextOf(config, call, state, base, shared);
+  } catch (error) {
+    // A key from a user's generator that is no valid header value, or a breaker.key() that throws.
+    return Promise.reject(error);
+  }
+  const breaker = context.guard?.breaker;
+  if (context.options.plain && !context.corsSensitive && !needsFixedBody(config.data) && (breaker?.closed ?? true)) {
+    return firstAttempt(context);
+  }
+  return runAttempts(context);
+}
+
+/**
+ * The first attempt of a call that needs nothing but a send — no hook, hedge, deadline, predicate,
+ * attempt header or FormData body, and a closed breaker or none — which is most calls: one `then`
+ * on the attempt's promise, and the attempt loop is built only if the attempt fails. (It does what
+ * the loop's `send` does for a first attempt.)
+ */
+function firstAttempt(context: CallContext): Promise<AxiosResponse> {
+  const guard = context.guard;
+  const retry = (error: unknown): Promise<AxiosResponse> => continueAfter(context, { error }, guard !== undefined);
+  context.budget?.deposit();
+  context.state.attempts = 1;
+  let sent: Promise<AxiosResponse>;
+  try {
+    sent = dispatch(context.base, context.config);
+  } catch (error) {
+    // A custom adapter that throws instead of rejecting.
+    return retry(error);
+  }
+  return sent.then(guard?.succeed, retry);
+}

@@ -1,0 +1,186 @@
+import type { AxiosAdapter, AxiosInstance, InternalAxiosRequestConfig } from 'axios';
+import { beginCall, CallState } from '../engine/call';
+import type { Shared } from '../engine/context';
+import { cancellation } from '../engine/hooks';
+import { giveUp } from '../engine/outcome';
+import { resolveRequestOptions } from '../policy/options';
+import type { ResolvedPluginOptions } from '../policy/options';
+import { adapterOver, wrappingOf } from './adapter';
+import type { AdapterValue } from './adapter';
+
+/**
+ * Installing one plugin on one axios instance: a request interceptor that begins each call, the
+ * plugin's adapter as the instance's default adapter (around the one it had), and a response
+ * interceptor that reports `onGiveUp`; and taking all three away again.
+ */
+
+/** Marks an instance's request interceptors with the plugin installed there (across package copies). */
+const INSTALLED = Symbol.for('axios-resilience.installed');
+
+interface Installation {
+  owner: object;
+  count: number;
+  /** The owner was closed: its interceptors only pass calls through, and may make way. */
+  closed(): boolean;
+  remove(): void;
+}
+
+type RequestManager = AxiosInstance['interceptors']['request'] & { [INSTALLED]?: Installation };
+type ResponseManager = AxiosInstance['interceptors']['response'];
+
+/** What the interceptors and the adapter of one plugin need. */
+export interface Plugin {
+  owner: object;
+  resolved: ResolvedPluginOptions;
+  shared: Shared;
+}
+
+/**
+ * `plugin.install(instance)`: installs the plugin once per instance, and returns its eject.
+ * Installing the same plugin again is harmless (it goes with the last eject); a different plugin on
+ * the same instance is a `TypeError`, unless that one was closed (it then makes way).
+ */
+export function installOn(instance: AxiosInstance, plugin: Plugin): () => void {
+  const candidate = instance as Partial<AxiosInstance> | null | undefined;
+  const interceptors = candidate?.interceptors;
+  if (!interceptors?.request?.use || !interceptors.response?.use || typeof candidate?.defaults !== 'object') {
+    throw new TypeError('axios-resilience: install() needs axios or an axios.create() instance');
+  }
+  let installation = (interceptors.request as RequestManager)[INSTALLED];
+  if (installation !== undefined && installation.owner !== plugin.owner && installation.closed()) {
+    installation.remove();
+    installation = undefined;
+  }
+  if (installation !== undefined && installation.owner !== plugin.owner) {
+    throw new TypeError(
+      'axios-resilience: this axios instance already has a different retry plugin installed; ' +
+        'eject or close it first (two would retry each other’s retries)',
+    );
+  }
+  const current = installation ?? install(instance, plugin);
+  current.count += 1;
+  let ejected = false;
+  return () => {
+    if (ejected) return;
+    ejected = true;
+    current.count -= 1;
+    if (current.count === 0) current.remove();
+  };
+}
+
+/**
+ * Installs `plugin` on `instance`. The plugin's adapter becomes the instance's default adapter, so
+ * an ordinary call needs nothing more per call than its request interceptor beginning the call; a
+ * per-request adapter (or one put in the defaults later, like axios-mock-adapter's) is wrapped by
+ * that interceptor.
+ */
+function install(instance: AxiosInstance, plugin: Plugin): Installation {
+  const { owner, resolved, shared } = plugin;
+  const { defaults, interceptors } = instance;
+  const manager = interceptors.request as RequestManager;
+  // A default another plugin's adapter holds (an instance made from an installed one's defaults)
+  // is unwrapped: one retry loop, not two.
+  const base = wrappingOf(defaults.adapter)?.value ?? defaults.adapter;
+  const adapter = adapterOver(base, owner, shared);
+  defaults.adapter = adapter;
+
+  const onRequest = (config: InternalAxiosRequestConfig): InternalAxiosRequestConfig => {
+    if (shared.closed) return config;
+    const field = config.retry;
+    const callOptions = field === undefined ? resolved.call : resolveRequestOptions(field, resolved.call);
+    if (callOptions === false) return config;
+    const state = beginCall(owner, callOptions, config.retryState);
+    config.retryState = state;
+    if (config.adapter !== adapter) {
+      const wrapping = wrappingOf(config.adapter);
+      // Ours already: a re-sent config this interceptor routed before.
+      if (wrapping?.owner !== owner) config.adapter = adapterOver(wrapping?.value ?? config.adapter, owner, shared);
+    }
+    // Cancelled already: axios throws before any adapter runs (and a CancelToken's error carries
+    // no config to find the call by), so the give-up is reported here.
+    if (config.signal !== undefined || config.cancelToken !== undefined) {
+      const cancelled = cancellation(config);
+      if (cancelled !== undefined) giveUp(state, CallState.callOf(state)!, cancelled);
+    }
+    return config;
+  };
+
+  // The outcome is reported here, after axios's transforms, so onGiveUp sees what the caller sees.
+  const onResponseError = (error: unknown): never => {
+    const state = (error as { config?: InternalAxiosRequestConfig } | null)?.config?.retryState;
+    const call = CallState.callOf(state);
+    if (call !== undefined && call.owner === owner) giveUp(state as CallState, call, error);
+    throw error;
+  };
+
+  const requestId = interceptors.request.use(onRequest, undefined, { synchronous: true });
+  const reporter = keepLast(interceptors.response, onResponseError);
+  const children = withoutPlugin(instance, adapter, base);
+  const installation: Installation = {
+    owner,
+    count: 0,
+    closed: () => shared.closed,
+    remove() {
+      interceptors.request.eject(requestId);
+      reporter.remove();
+      children.remove();
+      if (defaults.adapter === adapter) setDefaultAdapter(defaults, base);
+      delete manager[INSTALLED];
+    },
+  };
+  Object.defineProperty(manager, INSTALLED, { value: installation, configurable: true, writable: true });
+  return installation;
+}
+
+function setDefaultAdapter(defaults: AxiosInstance['defaults'], value: AdapterValue): void {
+  if (value === undefined) delete defaults.adapter;
+  else defaults.adapter = value;
+}
+
+/**
+ * An instance made by `instance.create()` copies its defaults, the plugin's adapter included, but
+ * not its interceptors. Interceptors are what a plugin is installed as, so such a child starts
+ * without the plugin: its default adapter is set back to the one the plugin wraps.
+ */
+function withoutPlugin(instance: AxiosInstance, adapter: AxiosAdapter, base: AdapterValue): { remove(): void } {
+  const create = (instance as Partial<AxiosInstance>).create;
+  if (typeof create !== 'function') return { remove: () => undefined };
+  const wrapped: AxiosInstance['create'] = function (this: unknown, ...args) {
+    const child = create.apply(this, args);
+    if (child?.defaults?.adapter === adapter) setDefaultAdapter(child.defaults, base);
+    return child;
+  };
+  Object.defineProperty(instance, 'create', { value: wrapped, configurable: true, writable: true });
+  return {
+    remove() {
+      if (instance.create === wrapped)
+        Object.defineProperty(instance, 'create', { value: create, configurable: true, writable: true });
+    },
+  };
+}
+
+/**
+ * Registers the give-up reporter as the instance's last response interceptor, and keeps it last:
+ * an interceptor added later (axios-auth-refresh's, which re-sends a 401 after a refresh) runs
+ * before it, so a call such a library saves is never reported as given up. axios runs response
+ * interceptors in registration order and has no priority, so the instance's `use` is wrapped
+ * until eject.
+ */
+function keepLast(manager: ResponseManager, onRejected: (error: unknown) => never): { remove(): void } {
+  const use = manager.use;
+  let id = use.call(manager, undefined, onRejected);
+  const wrapped: ResponseManager['use'] = function (this: ResponseManager, ...args) {
+    const theirs = use.apply(manager, args);
+    manager.eject(id);
+    id = use.call(manager, undefined, onRejected);
+    return theirs;
+  };
+  Object.defineProperty(manager, 'use', { value: wrapped, configurable: true, writable: true });
+  return {
+    remove() {
+      manager.eject(id);
+      // Back to the prototype's method, unless someone wrapped ours in turn.
+      if (manager.use === wrapped) delete (manager as { use?: unknown }).use;
+    },
+  };
+}

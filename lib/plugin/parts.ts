@@ -1,0 +1,57 @@
+import type { Shared } from '../engine/context';
+import { LatencyWindow } from '../engine/hedge';
+import { BreakerRegistry } from '../guards/breaker';
+import { RetryBudget } from '../guards/budget';
+import { CorsEvidence } from '../guards/cors';
+import { BoundedMap } from '../guards/origins';
+import type { ResolvedPluginOptions } from '../policy/options';
+
+/** Origins whose hedge latencies are kept (the least recently used is dropped past it). */
+const LATENCY_ORIGINS = 1000;
+
+/**
+ * What the calls of one plugin share, made once by `retryPlugin()`: the budgets (one shared
+ * `RetryBudget`, or one per origin, made on first use), the breakers, the hedge latencies, the
+ * CORS evidence, the clock and the closers of pending waits.
+ */
+export function sharedParts(resolved: ResolvedPluginOptions): {
+  shared: Shared;
+  budgets: BoundedMap<RetryBudget> | undefined;
+} {
+  const budgetSetting = resolved.budget;
+  const perOrigin = budgetSetting !== false && 'perOrigin' in budgetSetting ? budgetSetting.perOrigin : undefined;
+  const budgets = perOrigin === undefined ? undefined : new BoundedMap<RetryBudget>(perOrigin.maxOrigins);
+  const makeBudget = (): RetryBudget => new RetryBudget({ ...perOrigin, now: resolved.now });
+  const breaker = resolved.breaker;
+  const key = breaker === false ? undefined : breaker.key;
+  const latencies = new BoundedMap<LatencyWindow>(LATENCY_ORIGINS);
+  const makeLatencies = (): LatencyWindow => new LatencyWindow();
+  const shared: Shared = {
+    budgetFor:
+      budgetSetting === false
+        ? () => undefined
+        : 'shared' in budgetSetting
+          ? () => budgetSetting.shared
+          : (origin) => budgets!.getOrCreate(origin, makeBudget),
+    breakers:
+      breaker === false ? undefined : new BreakerRegistry(breaker, resolved.onCircuitStateChange, resolved.call.random),
+    breakerKey:
+      key === undefined
+        ? undefined
+        : (config, origin) => {
+            const chosen = key(config, origin);
+            if (typeof chosen !== 'string' || chosen === '') {
+              throw new TypeError(
+                `axios-resilience: breaker.key() must return a non-empty string, got ${String(chosen)}`,
+              );
+            }
+            return chosen;
+          },
+    closers: new Set(),
+    closed: false,
+    now: resolved.now,
+    cors: new CorsEvidence(),
+    latencyFor: (origin) => latencies.getOrCreate(origin, makeLatencies),
+  };
+  return { shared, budgets };
+}
