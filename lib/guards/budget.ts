@@ -10,6 +10,8 @@
  * for deposits (old deposits expire a little early) and up to one slot of retries expiring early.
  */
 
+import { DEFAULTS } from '../policy/defaults';
+import { budgetNumber, budgetSettings } from '../policy/guard-options';
 import { StoreHealth, warnOnce } from './store-health';
 import type { BudgetStore, RetryBudgetLike, RetryBudgetState, StoreEvent } from '../types';
 
@@ -64,16 +66,6 @@ export interface RetryBudgetOptions {
   onStoreEvent?: (event: StoreEvent) => void;
 }
 
-function check(field: string, value: unknown, fallback: number, positive: boolean): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || (positive && value === 0)) {
-    throw new TypeError(
-      `axios-resilience: budget.${field} must be a finite number ${positive ? '> 0' : '>= 0'}, got ${String(value)}`,
-    );
-  }
-  return value;
-}
-
 export class RetryBudget implements RetryBudgetLike {
   /** The resolved settings. */
   readonly options: { ratio: number; minPerSecond: number; windowMs: number };
@@ -102,17 +94,16 @@ export class RetryBudget implements RetryBudgetLike {
     if (options === null || typeof options !== 'object') {
       throw new TypeError('axios-resilience: RetryBudget options must be an object');
     }
-    const ratio = check('ratio', options.ratio, 0.1, false);
-    const minPerSecond = check('minPerSecond', options.minPerSecond, 10, false);
-    const windowMs = check('windowMs', options.windowMs, 10000, true);
+    const { ratio, minPerSecond, windowMs } = budgetSettings(options);
     if (options.now !== undefined && typeof options.now !== 'function') {
       throw new TypeError('axios-resilience: budget.now must be a function');
     }
     this.options = { ratio, minPerSecond, windowMs };
     this.now = options.now ?? Date.now;
     this.store = options.store;
-    this.flushIntervalMs = check('flushIntervalMs', options.flushIntervalMs, 100, true);
-    this.storeTimeoutMs = check('storeTimeoutMs', options.storeTimeoutMs, 100, true);
+    const store = DEFAULTS.budgetStore;
+    this.flushIntervalMs = budgetNumber('flushIntervalMs', options.flushIntervalMs, store.flushIntervalMs, true);
+    this.storeTimeoutMs = budgetNumber('storeTimeoutMs', options.storeTimeoutMs, store.storeTimeoutMs, true);
     this.health = new StoreHealth(
       this.storeTimeoutMs,
       options.onStoreEvent ?? warnOnce('retry budget store', 'using the local budget'),

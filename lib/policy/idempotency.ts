@@ -1,10 +1,11 @@
 import { v4 as uuidv4 } from 'uuid';
 import type { AxiosHeaders } from 'axios';
-import { validateKey } from './options';
-import type { ResolvedOptions } from './options';
+import { DEFAULTS } from './defaults';
+import type { KeySettings } from './key-options';
+import { validateKey } from './validate';
 
 /** The header a caller's own key is looked for in when keys are off (`idempotencyKey: false`). */
-const DEFAULT_HEADER = 'Idempotency-Key';
+const DEFAULT_HEADER = DEFAULTS.idempotencyKey.header;
 
 /** Web Crypto (Node 19+, browsers); its `randomUUID` (secure contexts) is about 3× cheaper than uuid's. */
 const webCrypto = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
@@ -43,7 +44,7 @@ function spelling(headers: AxiosHeaders, header: string): string | undefined {
 }
 
 /** Whether the plugin may put a key on this call: a pinned key, a method it keys, or a stale key to replace. */
-export function keysCall(method: string, options: ResolvedOptions, stale: string | undefined): boolean {
+export function keysCall(method: string, options: KeySettings, stale: string | undefined): boolean {
   const settings = options.idempotencyKey;
   return (
     stale !== undefined || (settings !== false && (options.pinnedKey !== undefined || settings.methods.has(method)))
@@ -55,14 +56,14 @@ export function keysCall(method: string, options: ResolvedOptions, stale: string
  * Idempotency-Key), or `undefined`. It matters only once an attempt has failed (a 409 is retried
  * for a keyed call), so the adapter looks for it then.
  */
-export function callerKey(headers: AxiosHeaders, options: ResolvedOptions): string | undefined {
+export function callerKey(headers: AxiosHeaders, options: KeySettings): string | undefined {
   const header = keyHeader(options);
   const existing: unknown = valueOf(headers, spelling(headers, header));
   return present(existing) ? validateKey('', `the ${header} header`, String(existing)) : undefined;
 }
 
 /** The header keys travel in; a caller's own key is looked for there even with keys off. */
-function keyHeader(options: ResolvedOptions): string {
+function keyHeader(options: KeySettings): string {
   const settings = options.idempotencyKey;
   return settings === false ? DEFAULT_HEADER : settings.header;
 }
@@ -82,7 +83,7 @@ function valueOf(headers: AxiosHeaders, name: string | undefined): unknown {
 export function attachKey(
   headers: AxiosHeaders,
   method: string,
-  options: ResolvedOptions,
+  options: KeySettings,
   stale: string | undefined,
 ): CallKey | undefined {
   const settings = options.idempotencyKey;

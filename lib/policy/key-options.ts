@@ -1,0 +1,112 @@
+import { DEFAULTS } from './defaults';
+import { absoluteOrigin } from './origin';
+import { checkKnown, fail, fn, HEADER_NAME, isPlainObject, own, shown, validateKey } from './validate';
+
+/** The `idempotencyKey` option: which header, which methods, which generator, which servers dedupe. */
+
+/** Idempotency-Key settings, validated. */
+export interface ResolvedKeyOptions {
+  header: string;
+  methods: ReadonlySet<string>;
+  /** `undefined` for the built-in uuid generator. */
+  generate: (() => string) | undefined;
+  /** Whether the server at an origin stores keys and replays its answer (so a generated key makes a write safe to repeat). */
+  serverDedupes: (origin: string) => boolean;
+}
+
+/** A call's key settings: `false` generates none; `pinnedKey` is a key the request pinned. */
+export interface KeySettings {
+  idempotencyKey: false | ResolvedKeyOptions;
+  pinnedKey: string | undefined;
+}
+
+const KEY_FIELDS = new Set(['header', 'methods', 'generate', 'serverDedupes']);
+const NO_SERVER_DEDUPES = (): boolean => false;
+const EVERY_SERVER_DEDUPES = (): boolean => true;
+
+const DEFAULT_KEYS: ResolvedKeyOptions = {
+  header: DEFAULTS.idempotencyKey.header,
+  methods: new Set(DEFAULTS.idempotencyKey.methods),
+  generate: undefined,
+  serverDedupes: DEFAULTS.idempotencyKey.serverDedupes ? EVERY_SERVER_DEDUPES : NO_SERVER_DEDUPES,
+};
+
+/**
+ * `idempotencyKey` over `base` (the plugin's settings, for a request): `false`, an object, or — per
+ * request only — a string that pins the key for the call.
+ */
+export function resolveKeys(where: string, value: unknown, base: KeySettings | undefined): KeySettings {
+  if (typeof value !== 'string')
+    return { idempotencyKey: keyOptions(where, value, base?.idempotencyKey), pinnedKey: undefined };
+  if (base === undefined) {
+    fail(where, 'idempotencyKey', 'can be a string only per request (it would pin one key for every call)');
+  }
+  return {
+    idempotencyKey: base.idempotencyKey || DEFAULT_KEYS,
+    pinnedKey: validateKey(where, 'idempotencyKey', value),
+  };
+}
+
+function keyOptions(
+  where: string,
+  value: unknown,
+  base: false | ResolvedKeyOptions | undefined,
+): false | ResolvedKeyOptions {
+  if (value === false) return false;
+  // A request that turned keys on again over a plugin with `idempotencyKey: false` starts from the defaults.
+  const fallback = base || DEFAULT_KEYS;
+  if (value === undefined) return base === undefined ? fallback : base;
+  if (!isPlainObject(value)) fail(where, 'idempotencyKey', 'must be false or an object');
+  checkKnown(`${where}idempotencyKey.`, value, KEY_FIELDS);
+  const header = own(value, 'header') ?? fallback.header;
+  if (typeof header !== 'string' || !HEADER_NAME.test(header)) {
+    fail(where, 'idempotencyKey.header', 'must be a valid header name');
+  }
+  const methodsValue = own(value, 'methods');
+  let methods = fallback.methods;
+  if (methodsValue !== undefined) {
+    if (!Array.isArray(methodsValue) || methodsValue.some((m) => typeof m !== 'string')) {
+      fail(where, 'idempotencyKey.methods', 'must be an array of method names');
+    }
+    methods = new Set((methodsValue as string[]).map((m) => m.toUpperCase()));
+  }
+  const generate = fn<(() => string) | undefined>(
+    where,
+    'idempotencyKey.generate',
+    own(value, 'generate'),
+    fallback.generate,
+  );
+  const serverDedupes = dedupeRule(where, own(value, 'serverDedupes'), fallback.serverDedupes);
+  return { header, methods, generate, serverDedupes };
+}
+
+/**
+ * `serverDedupes` as one predicate over the call's origin: `true`/`false` for every origin, a list
+ * of origins (absolute URLs, compared as `scheme://host:port`), or the caller's own predicate.
+ */
+function dedupeRule(
+  where: string,
+  value: unknown,
+  fallback: ResolvedKeyOptions['serverDedupes'],
+): ResolvedKeyOptions['serverDedupes'] {
+  if (value === undefined) return fallback;
+  if (value === true) return EVERY_SERVER_DEDUPES;
+  if (value === false) return NO_SERVER_DEDUPES;
+  if (typeof value === 'function') {
+    const predicate = value as (origin: string) => unknown;
+    return (origin) => predicate(origin) === true;
+  }
+  const field = 'idempotencyKey.serverDedupes';
+  if (!Array.isArray(value)) {
+    fail(where, field, `must be a boolean, an array of origins or a function (origin) => boolean, got ${shown(value)}`);
+  }
+  const origins = new Set<string>();
+  for (const entry of value as unknown[]) {
+    const origin = typeof entry === 'string' ? absoluteOrigin(entry) : undefined;
+    if (origin === undefined) {
+      fail(where, field, `must list absolute URLs such as 'https://api.example.com', got ${shown(entry)}`);
+    }
+    origins.add(origin);
+  }
+  return (origin) => origins.has(origin);
+}

@@ -1,0 +1,128 @@
+/** What a call tells its caller and its hooks: its state, why it stopped, and the events on the way. */
+import type { AxiosError, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
+
+/** Why a call stopped retrying. Set on `error.config.retryState.stopReason`. */
+export type StopReason =
+  | 'not-retryable'
+  | 'retries-exhausted'
+  | 'budget-exhausted'
+  | 'retry-after-too-long'
+  | 'deadline'
+  | 'aborted'
+  | 'non-idempotent'
+  | 'circuit-open'
+  | 'hook-failed'
+  | 'cors-suspected';
+
+/** What the plugin did for one logical call; found on `response.config` and `error.config`. */
+export interface RetryState {
+  /** Requests actually sent (an attempt refused by an open breaker is not counted). */
+  attempts: number;
+  /** The waits the plugin chose before each retry, in milliseconds (not timer measurements). */
+  delaysMs: number[];
+  /**
+   * The Idempotency-Key sent with every attempt of this call: the plugin's own or a pinned one, and
+   * on a method the plugin does not key (a GET, a PUT) a key you set yourself, once the call has
+   * failed at least once (that is when the key changes anything: a 409 is retried).
+   */
+  idempotencyKey?: string;
+  /** Present on failure only: why the plugin stopped. */
+  stopReason?: StopReason;
+  /** With `stopReason: 'hook-failed'`: what `onRetry` threw (or rejected with). */
+  hookError?: unknown;
+  /** Hedged copies sent (counted in `attempts` too), when hedging is on and a copy went out. */
+  hedges?: number;
+  /** `true` when a hedged copy, not the attempt it hedged, gave the answer. */
+  hedgeWon?: boolean;
+}
+
+/** Handed to `onRetry` before each wait. */
+export interface RetryEvent {
+  /** Attempts made so far: 1 before the first retry. The next request is attempt `attempt + 1`. */
+  attempt: number;
+  /** The wait about to start, in milliseconds. */
+  delayMs: number;
+  /** Where `delayMs` came from: the jittered backoff or the server's `Retry-After`. */
+  delaySource: 'backoff' | 'retry-after';
+  /** The failure being retried, as text: the status (`'503'`) or the network code (`'ECONNRESET'`). */
+  reason: string;
+  /**
+   * The failure being retried. For a resolved response that `shouldRetry` asked to retry: an
+   * `AxiosError` with code `'ERR_SHOULD_RETRY'` and that `response`.
+   */
+  error: AxiosError;
+  /** The config of the next attempt; changing `config.headers` here changes what the next attempt sends. */
+  config: InternalAxiosRequestConfig;
+}
+
+/** What the decision table says about one failed attempt. */
+export interface RetryDecision {
+  /** Whether the table retries it (the guards — retries, deadline, breaker, budget — still apply). */
+  retry: boolean;
+  /** The failure as text: the status (`'503'`), the network code (`'ECONNRESET'`), `'no response'`, … */
+  reason: string;
+  /** Why not, when `retry` is `false`. */
+  stopReason?: StopReason;
+}
+
+/** Handed to `shouldRetry` after every attempt that failed, and after every response when it is set. */
+export interface RetryContext {
+  /** The attempt's failure; `undefined` when the attempt got a response that axios resolved. */
+  error: AxiosError | undefined;
+  /**
+   * The response: of a resolved attempt, or the failed one's `error.response` when there was one,
+   * with its body as the caller would get it (axios's `transformResponse` applied: JSON parsed).
+   */
+  response: AxiosResponse | undefined;
+  /** Attempts made so far, this one included (1 after the first). */
+  attempt: number;
+  /** Upper-case method. */
+  method: string;
+  /** The call carries an Idempotency-Key (generated or the caller's own). */
+  keyed: boolean;
+  /**
+   * That key is one the server dedupes: the caller set it, or `idempotencyKey.serverDedupes` declares
+   * the call's origin. A write is repeated after it may have been processed only when this is `true`.
+   */
+  deduped: boolean;
+  /** What the decision table decided; for a resolved response, `{ retry: false, reason: 'success' }`. */
+  decision: RetryDecision;
+  /** The call's config (changing its headers changes what a retry sends). */
+  config: InternalAxiosRequestConfig;
+}
+
+/** Handed to `onHedge` when a hedged copy is sent. */
+export interface HedgeEvent {
+  /** The request number of the copy (counted like `attempts`). */
+  attempt: number;
+  /** How long the hedged attempt had gone unanswered. */
+  delayMs: number;
+  config: InternalAxiosRequestConfig;
+}
+
+/** Handed to `beforeAttempt` before every attempt, the first included. */
+export interface AttemptInfo {
+  /** The attempt about to be sent: 1 for the first. */
+  attempt: number;
+  /** The time the deadline leaves, in ms, when the call has one. */
+  timeLeftMs: number | undefined;
+}
+
+/** Handed to `onGiveUp` when a call the plugin handled fails for good. */
+export interface GiveUpEvent {
+  /** The error the caller receives. */
+  error: unknown;
+  /** Why the plugin stopped. */
+  stopReason: StopReason;
+  /** The call's state, as on `error.config.retryState`. */
+  retryState: RetryState;
+}
+
+/** A circuit breaker changed state; see `onCircuitStateChange`. */
+export interface CircuitStateChange {
+  /** `scheme://host:port` of the downstream the breaker guards. */
+  origin: string;
+  state: CircuitState;
+}
+
+export type CircuitState = 'open' | 'half-open' | 'closed';
