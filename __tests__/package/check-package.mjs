@@ -29,6 +29,7 @@ try {
       problems.push(`unexpected file in the tarball: ${f}`);
     }
     if (f.endsWith('.map')) problems.push(`source map in the tarball: ${f}`);
+    if (/\.(png|jpe?g|gif|webp)$/i.test(f)) problems.push(`an image in the tarball (docs ship as text): ${f}`);
   }
   for (const f of REQUIRED) if (!files.includes(f)) problems.push(`missing from the tarball: ${f}`);
   if (!files.some((f) => f.startsWith('dist/'))) problems.push('no dist/ in the tarball: run npm run build first');

@@ -83,83 +83,102 @@ export interface RaceWin {
  * when every copy has failed, the race fails with the last failure and the retry rules take over.
  */
 export function race(r: Race): Promise<RaceWin> {
-  return new Promise((resolve, reject) => {
-    const controllers: AbortController[] = [];
-    const launchedAt: number[] = [];
-    let inFlight = 0;
-    let done = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
+  return new Promise((resolve, reject) => new Racing(r, resolve, reject).start());
+}
 
-    const abortAll = (): void => {
-      for (const controller of controllers) controller.abort();
-    };
-    const stopHedging = (): void => {
-      if (timer !== undefined) clearTimeout(timer);
-      timer = undefined;
-    };
-    // plugin.close(): no more copies, and the copies already out are ended; the attempt itself ends
-    // as any attempt in flight does.
-    const onClose = (): void => {
-      stopHedging();
-      for (const controller of controllers.slice(1)) controller.abort();
-    };
-    const finish = (): void => {
-      done = true;
-      stopHedging();
-      r.closers.delete(onClose);
-      r.signal?.removeEventListener?.('abort', abortAll);
-    };
+/** One race in progress: its copies, the timer for the next copy, and how it ends. */
+class Racing {
+  private readonly controllers: AbortController[] = [];
+  private readonly launchedAt: number[] = [];
+  private inFlight = 0;
+  private done = false;
+  private timer: ReturnType<typeof setTimeout> | undefined;
 
-    const launch = (): void => {
-      const index = controllers.length;
-      const controller = new AbortController();
-      controllers.push(controller);
-      launchedAt.push(r.now());
-      inFlight += 1;
-      let sent: Promise<AxiosResponse>;
-      try {
-        sent = r.send(index, controller.signal);
-      } catch (error) {
-        sent = Promise.reject(error);
-      }
-      sent.then(
-        (response) => {
-          if (done) return void releaseBody({ response });
-          finish();
-          controllers.forEach((other, i) => i !== index && other.abort());
-          resolve({ response, winner: index, latencyMs: r.now() - launchedAt[index]! });
-        },
-        (error: unknown) => {
-          inFlight -= 1;
-          if (done || inFlight > 0) return;
-          finish();
-          reject(error);
-        },
-      );
-    };
+  constructor(
+    private readonly r: Race,
+    private readonly resolve: (win: RaceWin) => void,
+    private readonly reject: (error: unknown) => void,
+  ) {}
 
-    const hedgeLater = (): void => {
-      if (controllers.length > r.maxHedges) return;
-      timer = setTimeout(() => {
-        timer = undefined;
-        void Promise.resolve()
-          .then(() => r.mayHedge())
-          .then(
-            (allowed) => {
-              if (!allowed || done) return;
-              launch();
-              hedgeLater();
-            },
-            () => undefined,
-          );
-      }, r.delayMs);
-    };
+  start(): void {
+    this.r.signal?.addEventListener?.('abort', this.abortAll);
+    this.r.closers.add(this.onClose);
+    this.launch();
+    this.hedgeLater();
+  }
 
-    r.signal?.addEventListener?.('abort', abortAll);
-    r.closers.add(onClose);
-    launch();
-    hedgeLater();
-  });
+  private readonly abortAll = (): void => {
+    for (const controller of this.controllers) controller.abort();
+  };
+
+  /** plugin.close(): no more copies, and the copies already out are ended; the attempt itself ends as any does. */
+  private readonly onClose = (): void => {
+    this.stopHedging();
+    for (const controller of this.controllers.slice(1)) controller.abort();
+  };
+
+  private stopHedging(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private finish(): void {
+    this.done = true;
+    this.stopHedging();
+    this.r.closers.delete(this.onClose);
+    this.r.signal?.removeEventListener?.('abort', this.abortAll);
+  }
+
+  private launch(): void {
+    const index = this.controllers.length;
+    const controller = new AbortController();
+    this.controllers.push(controller);
+    this.launchedAt.push(this.r.now());
+    this.inFlight += 1;
+    let sent: Promise<AxiosResponse>;
+    try {
+      sent = this.r.send(index, controller.signal);
+    } catch (error) {
+      sent = Promise.reject(error);
+    }
+    sent.then(
+      (response) => this.won(index, response),
+      (error: unknown) => this.lost(error),
+    );
+  }
+
+  /** The first response wins: every other copy is aborted; a late response's body is released. */
+  private won(index: number, response: AxiosResponse): void {
+    if (this.done) return void releaseBody({ response });
+    this.finish();
+    this.controllers.forEach((other, i) => i !== index && other.abort());
+    this.resolve({ response, winner: index, latencyMs: this.r.now() - this.launchedAt[index]! });
+  }
+
+  /** A failed copy ends the race only when no other copy is still out. */
+  private lost(error: unknown): void {
+    this.inFlight -= 1;
+    if (this.done || this.inFlight > 0) return;
+    this.finish();
+    this.reject(error);
+  }
+
+  private hedgeLater(): void {
+    if (this.controllers.length > this.r.maxHedges) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void Promise.resolve()
+        .then(() => this.r.mayHedge())
+        .then(
+          (allowed) => {
+            if (!allowed || this.done) return;
+            this.launch();
+            this.hedgeLater();
+          },
+          () => undefined,
+        );
+    }, this.r.delayMs);
+  }
 }
 
 /** Safe to send twice: an idempotent method or a write whose key is deduped, and a body that can be sent again. */

@@ -71,7 +71,51 @@ export async function startFaultServer(options: FaultServerOptions): Promise<Fau
   const requests: RecordedRequest[] = [];
   const timers = new Set<ReturnType<typeof setTimeout>>();
   const sockets = new Set<Socket>();
+  const handle = answerer(routes, requests, timers);
 
+  const server = createServer((req, res) => {
+    handle(req, res).catch(() => req.socket.destroy());
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  let closing: Promise<void> | undefined;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    requestsTo(route) {
+      const { method, path } = parseRouteKey(route);
+      const key = routes.get(`${method} ${path}`)?.key;
+      return requests.filter((request) => request.route !== undefined && request.route === key);
+    },
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        for (const timer of timers) clearTimeout(timer);
+        timers.clear();
+        server.close(() => resolve());
+        for (const socket of sockets) socket.destroy();
+      });
+      return closing;
+    },
+  };
+}
+
+/** Answers each request from its route's script, recording it; delayed answers are timers in `timers`. */
+function answerer(
+  routes: Map<string, { key: string; script: ScriptedRoute }>,
+  requests: RecordedRequest[],
+  timers: Set<ReturnType<typeof setTimeout>>,
+): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   const later = (ms: number, socket: Socket, action: () => void): void => {
     if (ms <= 0) return action();
     // A client that gives up (a timeout) closes the socket; nothing is left to answer.
@@ -116,39 +160,5 @@ export async function startFaultServer(options: FaultServerOptions): Promise<Fau
     later(outcome.delayMs, socket, () => res.writeHead(outcome.status, replyHeaders).end(text));
   };
 
-  const server = createServer((req, res) => {
-    handle(req, res).catch(() => req.socket.destroy());
-  });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  let closing: Promise<void> | undefined;
-
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    requestsTo(route) {
-      const { method, path } = parseRouteKey(route);
-      const key = routes.get(`${method} ${path}`)?.key;
-      return requests.filter((request) => request.route !== undefined && request.route === key);
-    },
-    close() {
-      closing ??= new Promise<void>((resolve) => {
-        for (const timer of timers) clearTimeout(timer);
-        timers.clear();
-        server.close(() => resolve());
-        for (const socket of sockets) socket.destroy();
-      });
-      return closing;
-    },
-  };
+  return handle;
 }

@@ -169,12 +169,12 @@ export interface RetryPluginOptions {
   /**
    * The retry budget: options for one budget per origin, a `RetryBudget` to share one bucket
    * between every call of this plugin (or of several plugins), or `false` for none.
-   * @default { ratio: 0.1, minPerSecond: 10, windowMs: 10000 }
+   * @default { ratio: 0.1, minPerSecond: 10, windowMs: 10000, maxOrigins: 1000 }
    */
   budget?: false | RetryBudgetLike | { ratio?: number; minPerSecond?: number; windowMs?: number; maxOrigins?: number };
   /**
    * The per-origin circuit breaker (opossum, counting calls), or `false` for none.
-   * @default { errorThresholdPercentage: 50, volumeThreshold: 10, resetTimeout: 2000, maxResetTimeout: 60000, rollingCountTimeout: 10000 }
+   * @default { errorThresholdPercentage: 50, volumeThreshold: 10, resetTimeout: 2000, maxResetTimeout: 60000, rollingCountTimeout: 10000, rollingCountBuckets: 10, maxOrigins: 1000 }
    */
   breaker?: false | BreakerOptions;
   /**

@@ -1,0 +1,198 @@
+/**
+ * The plan, as a table: every stop reason a call can end with, and every source of a wait. The
+ * plan's guards are pure functions of the facts and the options, so each row is one call of
+ * `plan()` (or of the one effectful guard, the retry token; or of the end of a hook), with no
+ * axios and no sockets. A new stop reason is one guard and one row here: the `covered` record
+ * below does not compile until every `StopReason` has a row.
+ */
+import { RetryToken } from '../../lib/engine/admission';
+import type { Ending } from '../../lib/engine/outcome';
+import { interrupted } from '../../lib/engine/outcome';
+import { plan } from '../../lib/engine/plan';
+import type { PlanOptions, RetryFacts, Step } from '../../lib/engine/plan';
+import type { RetryBudgetLike, StopReason } from '../../lib/types';
+
+const options: PlanOptions = {
+  retries: 5,
+  baseDelayMs: 500,
+  maxDelayMs: 30_000,
+  jitter: 'full',
+  retryAfter: 'clamp',
+  random: () => 0.5,
+};
+
+const facts = (over: Partial<RetryFacts> = {}): RetryFacts => ({
+  decision: { retry: true, reason: '503' },
+  retry: 0,
+  suspectedCors: false,
+  closed: false,
+  retryAfterMs: undefined,
+  previousDelayMs: 500,
+  timeLeftMs: undefined,
+  breakerRefuses: false,
+  ...over,
+});
+
+const no = (stopReason: 'not-retryable' | 'non-idempotent' | 'aborted', reason = '503') => ({
+  decision: { retry: false as const, stopReason, reason },
+});
+
+type Row = [name: string, over: Partial<RetryFacts>, options: Partial<PlanOptions>, step: Step];
+
+const rows: Row[] = [
+  // Waits.
+  ['the first retry waits full jitter: random × base', {}, {}, { delayMs: 250, source: 'backoff' }],
+  ['the third retry: random × base × 2^2', { retry: 2 }, {}, { delayMs: 1000, source: 'backoff' }],
+  ['the backoff is capped by maxDelayMs', { retry: 20 }, { retries: 30 }, { delayMs: 15_000, source: 'backoff' }],
+  ['no jitter: base × 2^retry', { retry: 1 }, { jitter: 'none' }, { delayMs: 1000, source: 'backoff' }],
+  ['Retry-After replaces the backoff', { retryAfterMs: 1500 }, {}, { delayMs: 1500, source: 'retry-after' }],
+  [
+    'a longer Retry-After is clamped to maxDelayMs',
+    { retryAfterMs: 86_400_000 },
+    {},
+    { delayMs: 30_000, source: 'retry-after' },
+  ],
+  [
+    'Retry-After: 0 means no advice: the jittered backoff',
+    { retryAfterMs: 0 },
+    {},
+    { delayMs: 250, source: 'backoff' },
+  ],
+  [
+    'a wait that ends just before the deadline goes ahead',
+    { timeLeftMs: 251 },
+    {},
+    { delayMs: 250, source: 'backoff' },
+  ],
+  // Stops, in the order the guards run.
+  ['the table said no: not-retryable', no('not-retryable', '400'), {}, { stop: 'not-retryable' }],
+  ['the table said no: non-idempotent', no('non-idempotent'), {}, { stop: 'non-idempotent' }],
+  ['the table said no: a cancel', no('aborted', 'cancelled'), {}, { stop: 'aborted' }],
+  [
+    'a write the browser failed opaquely: cors-suspected',
+    { ...no('non-idempotent'), suspectedCors: true },
+    {},
+    { stop: 'cors-suspected' },
+  ],
+  [
+    'the table comes first: not-retryable even out of retries',
+    { ...no('not-retryable'), retry: 5 },
+    {},
+    { stop: 'not-retryable' },
+  ],
+  ['retries used up', { retry: 5 }, {}, { stop: 'retries-exhausted' }],
+  ['retries: 0', {}, { retries: 0 }, { stop: 'retries-exhausted' }],
+  ['a suspected CORS refusal is retried once', { suspectedCors: true }, {}, { delayMs: 250, source: 'backoff' }],
+  ['…and not twice', { suspectedCors: true, retry: 1 }, {}, { stop: 'cors-suspected' }],
+  ['the plugin closed', { closed: true }, {}, { stop: 'aborted' }],
+  [
+    "a Retry-After past the cap with retryAfter: 'fail'",
+    { retryAfterMs: 60_000 },
+    { retryAfter: 'fail' },
+    { stop: 'retry-after-too-long' },
+  ],
+  [
+    "…but within it, 'fail' waits",
+    { retryAfterMs: 20_000 },
+    { retryAfter: 'fail' },
+    { delayMs: 20_000, source: 'retry-after' },
+  ],
+  ['the wait would end at the deadline', { timeLeftMs: 250 }, {}, { stop: 'deadline' }],
+  ['a Retry-After past the deadline', { retryAfterMs: 5000, timeLeftMs: 4000 }, {}, { stop: 'deadline' }],
+  ['the breaker would refuse the retry', { breakerRefuses: true }, {}, { stop: 'circuit-open' }],
+  ['the deadline is judged before the breaker', { breakerRefuses: true, timeLeftMs: 10 }, {}, { stop: 'deadline' }],
+];
+
+test.each(rows)('%s', (_name, over, optionsOver, step) => {
+  expect(plan(facts(over), { ...options, ...optionsOver })).toEqual(step);
+});
+
+test('a guard that stops the call draws no random number (seeded waits stay in step)', () => {
+  let draws = 0;
+  const counting = { ...options, random: () => (draws++, 0.5) };
+  plan(facts({ retry: 5 }), counting);
+  plan(facts(no('not-retryable')), counting);
+  plan(facts({ closed: true }), counting);
+  expect(draws).toBe(0);
+  plan(facts(), counting);
+  expect(draws).toBe(1);
+});
+
+describe('the guards after the plan, and the ends of hooks and waits', () => {
+  const budget = (grants: boolean): RetryBudgetLike & { refunds: number } => ({
+    refunds: 0,
+    deposit: () => undefined,
+    tryWithdraw: () => grants,
+    refund() {
+      this.refunds += 1;
+    },
+    state: () => ({ available: 0, requests: 0, retries: 0, granted: 0, refused: 0, mode: 'local' }),
+    flush: () => Promise.resolve(),
+  });
+
+  test('a spent budget refuses the token: budget-exhausted; a granted token not sent goes back', async () => {
+    expect(await new RetryToken(budget(false)).take()).toBe(false);
+    const granting = budget(true);
+    const token = new RetryToken(granting);
+    expect(await token.take()).toBe(true);
+    token.giveBack();
+    token.giveBack();
+    expect(granting.refunds).toBe(1);
+    const sent = new RetryToken(granting);
+    await sent.take();
+    sent.spend();
+    sent.giveBack();
+    expect(granting.refunds).toBe(1);
+  });
+
+  const failure = new Error('503 from the server');
+  const ending = (): Ending & { state: { hookError?: unknown } } =>
+    ({
+      config: { headers: {} },
+      state: {},
+      origin: 'http://api.test:80',
+      failure,
+      lastError: failure,
+      lastResponse: undefined,
+    }) as unknown as Ending & { state: { hookError?: unknown } };
+
+  test.each<[string, Parameters<typeof interrupted>[1], StopReason]>([
+    [
+      'a hook that throws: hook-failed, with the call’s own error',
+      { how: 'failed', error: new Error('hook') },
+      'hook-failed',
+    ],
+    ['a hook past the deadline: deadline', { how: 'deadline' }, 'deadline'],
+    ['cancelled during a hook or a wait: aborted', { how: 'aborted' }, 'aborted'],
+    ['plugin.close() during a hook or a wait: aborted', { how: 'closed' }, 'aborted'],
+  ])('%s', (_name, ended, reason) => {
+    const run = ending();
+    const outcome = interrupted(run, ended, () => new Error('deadline passed'));
+    expect(outcome.stopReason).toBe(reason);
+    if (ended.how === 'failed') {
+      expect(outcome).toEqual({ error: failure, stopReason: 'hook-failed' });
+      expect(run.state.hookError).toBe(ended.error);
+    }
+    if (ended.how === 'deadline' || ended.how === 'closed')
+      expect(outcome).toEqual({ error: failure, stopReason: reason });
+  });
+});
+
+// Every stop reason has a row above; this record stops compiling when a new reason has none.
+const covered: Record<StopReason, string> = {
+  'not-retryable': 'the table said no: not-retryable',
+  'non-idempotent': 'the table said no: non-idempotent',
+  aborted: 'the plugin closed',
+  'cors-suspected': '…and not twice',
+  'retries-exhausted': 'retries used up',
+  'retry-after-too-long': "a Retry-After past the cap with retryAfter: 'fail'",
+  deadline: 'the wait would end at the deadline',
+  'circuit-open': 'the breaker would refuse the retry',
+  'budget-exhausted': 'a spent budget refuses the token',
+  'hook-failed': 'a hook that throws',
+};
+
+test('every stop reason has a row', () => {
+  const names = [...rows.map((r) => r[0]), 'a spent budget refuses the token', 'a hook that throws'];
+  for (const name of Object.values(covered)) expect(names).toContain(name);
+});
