@@ -1,7 +1,7 @@
 import axios from 'axios';
 import type { AxiosError } from 'axios';
-import { client, fake, rejection, until } from '../helpers';
-import { closeAll, script, useNock } from '../nock-helpers';
+import { client, fake, rejection, until } from '../support/helpers';
+import { closeAll, script, useNock } from '../support/nock-helpers';
 
 const API = 'http://api.test';
 

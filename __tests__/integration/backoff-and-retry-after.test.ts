@@ -1,7 +1,7 @@
 import type { AxiosError } from 'axios';
 import type { RetryEvent } from '../../lib';
-import { client, fake, rejection, scriptedAdapter, until } from '../helpers';
-import { closeAll, script, useNock } from '../nock-helpers';
+import { client, fake, rejection, scriptedAdapter, until } from '../support/helpers';
+import { closeAll, script, useNock } from '../support/nock-helpers';
 
 const API = 'http://api.test';
 

@@ -8,9 +8,9 @@ import type { AxiosError } from 'axios';
 import CircuitBreaker from 'opossum';
 import { CircuitOpenError, retryPlugin } from '../../lib';
 import type { CircuitStateChange, RetryPluginOptions } from '../../lib';
-import { fake, rejection } from '../helpers';
-import { serverPerTest, startServer } from '../reliability/support/test-server';
-import type { Handler } from '../reliability/support/test-server';
+import { fake, rejection } from '../support/helpers';
+import { serverPerTest, startServer } from '../support/test-server';
+import type { Handler } from '../support/test-server';
 
 const t = serverPerTest();
 

@@ -3,8 +3,8 @@ import type { AxiosError, AxiosResponse, InternalAxiosRequestConfig } from 'axio
 import nock from 'nock';
 import { CircuitOpenError, retryPlugin } from '../../lib';
 import type { CircuitStateChange, RetryPluginOptions } from '../../lib';
-import { fake, rejection, until } from '../helpers';
-import { script, useNock } from '../nock-helpers';
+import { fake, rejection, until } from '../support/helpers';
+import { script, useNock } from '../support/nock-helpers';
 
 const A = 'http://a.test';
 const B = 'http://b.test';

@@ -5,8 +5,8 @@ import type { AddressInfo } from 'node:net';
 import nock from 'nock';
 import { retryPlugin, RetryBudget } from '../../lib';
 import type { RetryPluginOptions } from '../../lib';
-import { rejection } from '../helpers';
-import { script, useNock } from '../nock-helpers';
+import { rejection } from '../support/helpers';
+import { script, useNock } from '../support/nock-helpers';
 
 async function alwaysUnavailable() {
   let received = 0;

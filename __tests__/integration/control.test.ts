@@ -7,9 +7,9 @@ import axios, { AxiosError } from 'axios';
 import { Readable } from 'node:stream';
 import { RetryBudget, isRetryableFailure, retryPlugin } from '../../lib';
 import type { AttemptInfo, GiveUpEvent, RetryContext, RetryPluginOptions } from '../../lib';
-import { fake, rejection } from '../helpers';
-import { serverPerTest } from '../reliability/support/test-server';
-import type { Handler } from '../reliability/support/test-server';
+import { fake, rejection } from '../support/helpers';
+import { serverPerTest } from '../support/test-server';
+import type { Handler } from '../support/test-server';
 
 const t = serverPerTest();
 

@@ -1,7 +1,7 @@
 import axios, { AxiosError } from 'axios';
 import nock from 'nock';
-import { client, rejection, scriptedAdapter } from '../helpers';
-import { closeAll, script, useNock } from '../nock-helpers';
+import { client, rejection, scriptedAdapter } from '../support/helpers';
+import { closeAll, script, useNock } from '../support/nock-helpers';
 
 const API = 'http://api.test';
 

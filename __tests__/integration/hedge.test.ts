@@ -8,9 +8,9 @@ import type { AxiosError } from 'axios';
 import { CircuitOpenError, RetryBudget, retryPlugin } from '../../lib';
 import type { HedgeEvent, RetryPluginOptions } from '../../lib';
 import { LatencyWindow, hedgeDelay } from '../../lib/engine/hedge';
-import { rejection } from '../helpers';
-import { startServer, until } from '../reliability/support/test-server';
-import type { Handler, TestServer } from '../reliability/support/test-server';
+import { rejection } from '../support/helpers';
+import { startServer, until } from '../support/test-server';
+import type { Handler, TestServer } from '../support/test-server';
 
 const ADAPTERS = ['http', 'fetch'] as const;
 

@@ -1,6 +1,6 @@
 import type { AxiosError } from 'axios';
-import { client, rejection } from '../helpers';
-import { closeAll, script, useNock } from '../nock-helpers';
+import { client, rejection } from '../support/helpers';
+import { closeAll, script, useNock } from '../support/nock-helpers';
 
 const API = 'http://api.test';
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

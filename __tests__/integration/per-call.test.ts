@@ -2,8 +2,8 @@ import axios from 'axios';
 import type { AxiosError } from 'axios';
 import { Readable } from 'node:stream';
 import { retryPlugin } from '../../lib';
-import { client, rejection } from '../helpers';
-import { closeAll, script, useNock } from '../nock-helpers';
+import { client, rejection } from '../support/helpers';
+import { closeAll, script, useNock } from '../support/nock-helpers';
 
 const API = 'http://api.test';
 

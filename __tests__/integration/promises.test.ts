@@ -7,9 +7,9 @@ import axios, { AxiosError, AxiosHeaders } from 'axios';
 import type { AxiosInstance, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
 import { RetryBudget, retryPlugin } from '../../lib';
 import type { GiveUpEvent, RetryPlugin, RetryPluginOptions } from '../../lib';
-import { rejection } from '../helpers';
-import { serverPerTest, until } from '../reliability/support/test-server';
-import type { Handler } from '../reliability/support/test-server';
+import { rejection } from '../support/helpers';
+import { serverPerTest, until } from '../support/test-server';
+import type { Handler } from '../support/test-server';
 
 const ADAPTERS = ['http', 'fetch'] as const;
 

@@ -4,7 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { retryPlugin } from '../../lib';
 import type { RetryPluginOptions } from '../../lib';
-import { rejection } from '../helpers';
+import { rejection } from '../support/helpers';
 
 /** A real server on 127.0.0.1 that handles each request by the handler for its attempt number. */
 async function serve(handlers: Array<(req: http.IncomingMessage, res: http.ServerResponse, body: string) => void>) {

@@ -9,7 +9,7 @@ import axios from 'axios';
 import type { AxiosError, AxiosInstance } from 'axios';
 import { retryPlugin } from '../../lib';
 import type { RetryPlugin, RetryPluginOptions } from '../../lib';
-import { rejection } from '../helpers';
+import { rejection } from '../support/helpers';
 
 /** What the order server does with the n-th request it receives (the last entry repeats). */
 type Step =

@@ -1,9 +1,9 @@
 import axios from 'axios';
 import type { AxiosInstance, CreateAxiosDefaults } from 'axios';
-import { retryPlugin } from '../../lib';
-import type { RetryPlugin, RetryPluginOptions } from '../../lib';
-import { startFaultServer } from '../../lib/testing';
-import type { FaultServer, FaultServerOptions } from '../../lib/testing';
+import { retryPlugin } from '../../../lib';
+import type { RetryPlugin, RetryPluginOptions } from '../../../lib';
+import { startFaultServer } from '../../../lib/testing';
+import type { FaultServer, FaultServerOptions } from '../../../lib/testing';
 
 /**
  * A fault server and retrying axios instances for one test file; whatever a test started is

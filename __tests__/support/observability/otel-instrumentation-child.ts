@@ -16,8 +16,8 @@ import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-tr
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import type { HttpInstrumentationConfig } from '@opentelemetry/instrumentation-http';
-import type { RetryPluginOptions } from '../../lib';
-import type { ResendCountHookOptions } from '../../lib/otel';
+import type { RetryPluginOptions } from '../../../lib';
+import type { ResendCountHookOptions } from '../../../lib/otel';
 
 const exporter = new InMemorySpanExporter();
 const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
@@ -30,8 +30,8 @@ const tracer = provider.getTracer('checkout');
 // ensures by being loaded first.
 /* eslint-disable @typescript-eslint/no-require-imports */
 const axios = (require('axios') as typeof import('axios')).default;
-const { retryPlugin } = require('../../lib') as typeof import('../../lib');
-const { resendCountHook } = require('../../lib/otel') as typeof import('../../lib/otel');
+const { retryPlugin } = require('../../../lib') as typeof import('../../../lib');
+const { resendCountHook } = require('../../../lib/otel') as typeof import('../../../lib/otel');
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 export interface SpanRecord {

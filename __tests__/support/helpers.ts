@@ -1,7 +1,7 @@
 import axios, { AxiosError } from 'axios';
 import type { AxiosInstance, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
-import { retryPlugin } from '../lib';
-import type { RetryPlugin, RetryPluginOptions } from '../lib';
+import { retryPlugin } from '../../lib';
+import type { RetryPlugin, RetryPluginOptions } from '../../lib';
 
 export interface Client {
   http: AxiosInstance;
