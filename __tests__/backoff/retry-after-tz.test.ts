@@ -5,7 +5,7 @@ import path from 'node:path';
 // zone the process runs in, so run it in a process whose zone is not UTC.
 test('asctime and the other HTTP-date forms mean UTC in America/New_York too', () => {
   const script = `
-    const { parseRetryAfter } = require(${JSON.stringify(path.join(__dirname, '../lib/policy/retry-after.ts'))});
+    const { parseRetryAfter } = require(${JSON.stringify(path.join(__dirname, '../../lib/policy/retry-after.ts'))});
     const now = Date.UTC(1994, 10, 6, 8, 49, 0);
     console.log(JSON.stringify({
       offset: new Date(now).getTimezoneOffset(),

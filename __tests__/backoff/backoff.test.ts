@@ -1,4 +1,4 @@
-import { computeBackoff, decorrelatedJitter, equalJitter, fullJitter, noJitter } from '../lib/policy/backoff';
+import { computeBackoff, decorrelatedJitter, equalJitter, fullJitter, noJitter } from '../../lib/policy/backoff';
 
 const opts = { baseDelayMs: 500, maxDelayMs: 30000 };
 const fixed = (r: number) => () => r;

@@ -1,5 +1,5 @@
-import { RetryBudget } from '../lib/guards/budget';
-import type { BudgetStore } from '../lib/types';
+import { RetryBudget } from '../../lib/guards/budget';
+import type { BudgetStore } from '../../lib/types';
 
 function clock(start = 1_000_000) {
   let t = start;

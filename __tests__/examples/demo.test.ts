@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
-import { runDemo } from '../examples/demo';
-import type { DemoOptions, DemoResult, ScenarioResult } from '../examples/demo';
+import { runDemo } from '../../examples/demo';
+import type { DemoOptions, DemoResult, ScenarioResult } from '../../examples/demo';
 
 // Small delays so the whole demo runs in well under a second; the 429's `Retry-After: 2` is then
 // clamped to maxDelayMs, which still shows the wait came from the header and not from backoff.

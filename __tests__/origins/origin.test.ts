@@ -1,4 +1,4 @@
-import { BoundedMap, originOf, pageOrigin } from '../lib/policy/origin';
+import { BoundedMap, originOf, pageOrigin } from '../../lib/policy/origin';
 
 describe('originOf', () => {
   test.each([

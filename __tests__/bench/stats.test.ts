@@ -1,7 +1,7 @@
 // The intervals docs/performance.md reports come from these functions; a wrong rank here would
 // make every "met" and "missed" in that page wrong, so they are checked against counts by hand
 // and against brute force.
-import { medianInterval, ratioInterval, shiftInterval } from '../bench/stats';
+import { medianInterval, ratioInterval, shiftInterval } from '../../bench/stats';
 
 const range = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 

@@ -1,5 +1,5 @@
-import { resolvePluginOptions, resolveRequestOptions } from '../lib/policy/options';
-import { retryPlugin, RetryBudget } from '../lib';
+import { resolvePluginOptions, resolveRequestOptions } from '../../lib/policy/options';
+import { retryPlugin, RetryBudget } from '../../lib';
 
 describe('plugin options', () => {
   test('defaults match the contract', () => {

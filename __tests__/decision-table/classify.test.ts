@@ -1,7 +1,7 @@
 import { AxiosError, CanceledError } from 'axios';
 import { Readable } from 'node:stream';
-import { classify, failureKind } from '../lib/policy/classify';
-import { resolvePluginOptions } from '../lib/policy/options';
+import { classify, failureKind } from '../../lib/policy/classify';
+import { resolvePluginOptions } from '../../lib/policy/options';
 
 const options = resolvePluginOptions(undefined).call;
 
