@@ -78,3 +78,13 @@ export function serverPerTest(): ServerPerTest {
   });
   return t;
 }
+
+/** Answers the n-th request with the n-th status (the last one repeats), body `{"n":<index>}`. */
+export const statuses =
+  (...list: number[]): Handler =>
+  (_req, res, index) =>
+    res.writeHead(list[Math.min(index, list.length - 1)]!).end(`{"n":${index}}`);
+
+/** 503 for the first request, then 200. */
+export const blipOnce: Handler = (_req, res, index) =>
+  res.writeHead(index === 0 ? 503 : 200).end(index === 0 ? 'busy' : 'ok');
