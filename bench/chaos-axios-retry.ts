@@ -23,10 +23,10 @@
 import type { AxiosInstance } from 'axios';
 import axiosRetry from 'axios-retry';
 import { retryPlugin } from '../lib';
-import { MIXED_FAULTS, lastErrors, runScenario, tallyPayments } from '../__tests__/reliability/support/chaos-run';
-import type { PaymentTally } from '../__tests__/reliability/support/chaos-run';
+import { MIXED_FAULTS, lastErrors, runScenario, tallyPayments } from '../__tests__/support/reliability/chaos-run';
+import type { PaymentTally } from '../__tests__/support/reliability/chaos-run';
 import { seededRandom } from '../lib/testing/random';
-import type { FaultMix } from '../__tests__/reliability/support/idempotent-server';
+import type { FaultMix } from '../__tests__/support/reliability/idempotent-server';
 
 const SEED = 20261201;
 const CONCURRENCY = 50;

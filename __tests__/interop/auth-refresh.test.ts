@@ -14,8 +14,8 @@ import type { AxiosError, AxiosInstance } from 'axios';
 import { createAuthRefresh } from 'axios-auth-refresh';
 import { retryPlugin } from '../../lib';
 import type { GiveUpEvent, RetryPlugin } from '../../lib';
-import { startServer } from '../reliability/support/test-server';
-import type { TestServer } from '../reliability/support/test-server';
+import { startServer } from '../support/test-server';
+import type { TestServer } from '../support/test-server';
 
 type Order = 'auth-refresh first' | 'plugin first';
 

@@ -11,7 +11,7 @@ import { http as route, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { CircuitOpenError, retryPlugin } from '../../lib';
 import type { GiveUpEvent, RetryPlugin, RetryPluginOptions } from '../../lib';
-import { releaseMockSocketParsers } from './support/mock-sockets';
+import { releaseMockSocketParsers } from '../support/mock-sockets';
 
 const BASE = 'http://api.test';
 const server = setupServer();

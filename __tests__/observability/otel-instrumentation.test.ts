@@ -2,15 +2,15 @@
  * `axios-resilience/otel` with the real `@opentelemetry/instrumentation-http`: a node:http server
  * on 127.0.0.1 answers 503, 503, 200 to one GET through the plugin, made under a caller's span.
  *
- * The scenario runs in a child process (otel-instrumentation-child.ts), set up as an application
- * sets it up: jest's module registry gives require-in-the-middle a stand-in `module`, so the
- * instrumentation would never patch `http` in here. The assertions are all here.
+ * The scenario runs in a child process (support/observability/otel-instrumentation-child.ts), set
+ * up as an application sets it up: jest's module registry gives require-in-the-middle a stand-in
+ * `module`, so the instrumentation would never patch `http` in here. The assertions are all here.
  */
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { resendCountHook } from '../../lib/otel';
-import type { ScenarioResult, SpanRecord } from './otel-instrumentation-child';
+import type { ScenarioResult, SpanRecord } from '../support/observability/otel-instrumentation-child';
 
 const run = promisify(execFile);
 
@@ -19,7 +19,7 @@ let result: { default: ScenarioResult; kept: ScenarioResult };
 beforeAll(async () => {
   const { stdout } = await run(
     process.execPath,
-    ['--import', 'tsx', path.join(__dirname, 'otel-instrumentation-child.ts')],
+    ['--import', 'tsx', path.join(__dirname, '..', 'support', 'observability', 'otel-instrumentation-child.ts')],
     {
       cwd: path.resolve(__dirname, '../..'),
       timeout: 15_000,

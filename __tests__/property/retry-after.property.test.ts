@@ -11,7 +11,7 @@ import type { AxiosResponse } from 'axios';
 import fc from 'fast-check';
 import { retryPlugin } from '../../lib';
 import { parseRetryAfter } from '../../lib/policy/retry-after';
-import { asctime, checkHttpDateRoundTrip, imfFixdate, rfc850 } from './support/http-date';
+import { asctime, checkHttpDateRoundTrip, imfFixdate, rfc850 } from '../support/property/http-date';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../..');
@@ -127,7 +127,7 @@ describe('HTTP-dates in all three forms round-trip within a second', () => {
   ])('under TZ=%s', async (tz, offsets) => {
     const { stdout } = await run(
       process.execPath,
-      ['--import', 'tsx', path.join(__dirname, 'support', 'tz-runner.ts'), '1000'],
+      ['--import', 'tsx', path.join(__dirname, '..', 'support', 'property', 'tz-runner.ts'), '1000'],
       { cwd: ROOT, env: { ...process.env, TZ: tz }, timeout: 30_000 },
     );
     expect(JSON.parse(stdout)).toEqual({ tz, offsets });

@@ -8,8 +8,8 @@ import axios from 'axios';
 import type { AxiosInstance } from 'axios';
 import { retryPlugin } from '../../lib';
 import type { RetryEvent, RetryPlugin } from '../../lib';
-import { pause, startServer, until } from './support/test-server';
-import type { Handler, TestServer } from './support/test-server';
+import { pause, startServer, until } from '../support/test-server';
+import type { Handler, TestServer } from '../support/test-server';
 
 /** An abort must end the call well before any wait or response it interrupted would have. */
 const PROMPT_MS = 300;

@@ -3,7 +3,7 @@
 import http from 'node:http';
 import axios from 'axios';
 import { retryPlugin } from '../../lib';
-import { startServer, until } from './support/test-server';
+import { startServer, until } from '../support/test-server';
 
 test.each([
   ['on', {}],

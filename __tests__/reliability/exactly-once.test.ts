@@ -1,11 +1,11 @@
 /**
  * Exactly once under chaos: 2,000 logical POSTs at concurrency 50 against a real node:http server
  * that implements the IETF Idempotency-Key semantics and injects seeded faults before and after it
- * commits a payment (support/idempotent-server.ts).
+ * commits a payment (support/reliability/idempotent-server.ts).
  *
- * Each scenario runs in a child process (support/chaos-child.ts): under jest's --detectOpenHandles
- * every socket and timer is traced, which slows the client so much that healthy requests hit the
- * 200 ms timeout. The assertions are all here, on what the child reports.
+ * Each scenario runs in a child process (support/reliability/chaos-child.ts): under jest's
+ * --detectOpenHandles every socket and timer is traced, which slows the client so much that healthy
+ * requests hit the 200 ms timeout. The assertions are all here, on what the child reports.
  *
  * Budget and breaker are off: this run measures whether a payment is made exactly once, not load
  * shedding. With them on, calls would also stop with 'budget-exhausted' or 'circuit-open' — their
@@ -14,16 +14,16 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { reportFigures } from '../figures';
-import { CLIENT_TIMEOUT_MS, MIXED_FAULTS, lastErrors, tallyPayments } from './support/chaos-run';
-import type { ScenarioReport } from './support/chaos-run';
-import type { ChildInput, KeyMode } from './support/chaos-child';
-import { FAULTS } from './support/idempotent-server';
-import type { Fault, FaultMix } from './support/idempotent-server';
+import { reportFigures } from '../support/figures';
+import { CLIENT_TIMEOUT_MS, MIXED_FAULTS, lastErrors, tallyPayments } from '../support/reliability/chaos-run';
+import type { ScenarioReport } from '../support/reliability/chaos-run';
+import type { ChildInput, KeyMode } from '../support/reliability/chaos-child';
+import { FAULTS } from '../support/reliability/idempotent-server';
+import type { Fault, FaultMix } from '../support/reliability/idempotent-server';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../..');
-const CHILD = path.join(__dirname, 'support', 'chaos-child.ts');
+const CHILD = path.join(__dirname, '..', 'support', 'reliability', 'chaos-child.ts');
 
 const CALLS = 2000;
 const CONCURRENCY = 50;

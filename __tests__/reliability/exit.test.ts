@@ -5,8 +5,8 @@
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { reportFigures } from '../figures';
-import { startServer } from './support/test-server';
+import { reportFigures } from '../support/figures';
+import { startServer } from '../support/test-server';
 
 test('the child exits within 1 s of returning from main, after retried, aborted and pending calls', async () => {
   const hits = new Map<string, number>();
@@ -19,7 +19,7 @@ test('the child exits within 1 s of returning from main, after retried, aborted 
   try {
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', path.join(__dirname, 'support', 'exit-child.ts'), server.url],
+      ['--import', 'tsx', path.join(__dirname, '..', 'support', 'reliability', 'exit-child.ts'), server.url],
       {
         cwd: path.resolve(__dirname, '../..'),
         stdio: ['ignore', 'pipe', 'inherit'],

@@ -8,8 +8,8 @@ import axios from 'axios';
 import type { AxiosAdapter, AxiosInstance, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
 import { retryPlugin } from '../../lib';
 import type { RetryEvent, RetryPlugin } from '../../lib';
-import { startServer } from './support/test-server';
-import type { TestServer } from './support/test-server';
+import { startServer } from '../support/test-server';
+import type { TestServer } from '../support/test-server';
 
 const BASE = 10;
 const CAP = 100;

@@ -7,14 +7,14 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { reportFigures } from '../figures';
+import { reportFigures } from '../support/figures';
 
 const run = promisify(execFile);
 
 test('100,000 calls: retained heap grows < 1 MB and no per-call state survives', async () => {
   const { stdout } = await run(
     process.execPath,
-    ['--expose-gc', '--import', 'tsx', path.join(__dirname, 'support', 'leak-child.ts'), '100000'],
+    ['--expose-gc', '--import', 'tsx', path.join(__dirname, '..', 'support', 'reliability', 'leak-child.ts'), '100000'],
     { cwd: path.resolve(__dirname, '../..'), timeout: 30_000 },
   );
   const result = JSON.parse(stdout) as {

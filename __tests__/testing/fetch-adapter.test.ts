@@ -1,6 +1,6 @@
 /** The helpers with axios's fetch adapter (what browsers and edge runtimes use), in Node's fetch. */
 import { createIdempotentResource } from '../../lib/testing';
-import { useFaultServer } from './fixture';
+import { useFaultServer } from '../support/testing/fixture';
 
 const fx = useFaultServer();
 // The idempotent resource dedupes keys, and the client is told so.

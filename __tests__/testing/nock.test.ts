@@ -4,9 +4,9 @@ import nock from 'nock';
 import { retryPlugin } from '../../lib';
 import type { RetryPlugin } from '../../lib';
 import { connectionReset, createIdempotentResource, nockRoute } from '../../lib/testing';
-import { realTick } from '../helpers';
-import { releaseMockSocketParsers } from '../interop/support/mock-sockets';
-import { useNock } from '../nock-helpers';
+import { realTick } from '../support/helpers';
+import { releaseMockSocketParsers } from '../support/mock-sockets';
+import { useNock } from '../support/nock-helpers';
 
 const ORIGIN = 'http://api.test';
 let plugin: RetryPlugin | undefined;

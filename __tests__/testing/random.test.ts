@@ -1,7 +1,7 @@
 import { seededRandom } from '../../lib/testing';
 import { retryPlugin } from '../../lib';
 import axios from 'axios';
-import { scriptedAdapter } from '../helpers';
+import { scriptedAdapter } from '../support/helpers';
 
 test('seededRandom: the same seed gives the same sequence, always in [0, 1)', () => {
   const a = seededRandom(42);

@@ -1,7 +1,7 @@
 /** The short recipes at the end of docs/guides/testing.md, as tests. */
 import type { AxiosError } from 'axios';
 import type { RetryPluginOptions } from '../../lib';
-import { useFaultServer } from './fixture';
+import { useFaultServer } from '../support/testing/fixture';
 
 const fx = useFaultServer();
 const client = (options: RetryPluginOptions) => fx.client(options);

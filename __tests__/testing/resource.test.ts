@@ -1,7 +1,7 @@
 import axios from 'axios';
 import type { AxiosError } from 'axios';
 import { createIdempotentResource } from '../../lib/testing';
-import { useFaultServer } from './fixture';
+import { useFaultServer } from '../support/testing/fixture';
 
 const fx = useFaultServer();
 // The idempotent resource dedupes keys, and the client is told so.

@@ -1,0 +1,152 @@
+/**
+ * `shouldRetry` overrides the decision table but never the guards (retries, the budget, a consumed
+ * stream body), and can retry a 2xx whose body says the work is not done. Real node:http servers
+ * on 127.0.0.1.
+ */
+import axios, { AxiosError } from 'axios';
+import { Readable } from 'node:stream';
+import { RetryBudget } from '../../lib';
+import type { GiveUpEvent, RetryContext } from '../../lib';
+import { rejection } from '../support/helpers';
+import { setupOn } from '../support/plugin-setup';
+import { serverPerTest, statuses } from '../support/test-server';
+
+const t = serverPerTest();
+
+const setup = setupOn(t);
+
+describe('shouldRetry overrides the table', () => {
+  test('true retries what the table would not (a 500); the context says what the table decided', async () => {
+    t.handler = statuses(500, 200);
+    const seen: RetryContext[] = [];
+    const { http } = setup({
+      shouldRetry: (ctx) => {
+        seen.push(ctx);
+        return ctx.response?.status === 500 ? true : undefined;
+      },
+    });
+    const response = await http.get(`${t.server.url}/r`);
+    expect(response.status).toBe(200);
+    expect(t.server.requests).toHaveLength(2);
+    expect(seen[0]).toMatchObject({
+      attempt: 1,
+      method: 'GET',
+      keyed: false,
+      decision: { retry: false, reason: '500', stopReason: 'not-retryable' },
+    });
+    expect(seen[0]!.error).toBeInstanceOf(AxiosError);
+    // Called after the resolved response too.
+    expect(seen[1]).toMatchObject({ attempt: 2, error: undefined, decision: { retry: false, reason: 'success' } });
+  });
+
+  test('false stops what the table would retry (a 503): one request, not-retryable', async () => {
+    t.handler = statuses(503, 200);
+    const { http } = setup({ shouldRetry: () => false });
+    const error = (await rejection(http.get(`${t.server.url}/r`))) as unknown as AxiosError;
+    expect(error.response?.status).toBe(503);
+    expect(error.config?.retryState).toMatchObject({ attempts: 1, stopReason: 'not-retryable' });
+  });
+
+  test('undefined keeps the table; an async predicate is awaited', async () => {
+    t.handler = statuses(503, 404);
+    const { http } = setup({ shouldRetry: async () => undefined });
+    const error = (await rejection(http.get(`${t.server.url}/r`))) as unknown as AxiosError;
+    expect(error.response?.status).toBe(404);
+    expect(error.config?.retryState).toMatchObject({ attempts: 2, stopReason: 'not-retryable' });
+  });
+
+  test('it never bypasses the guards: retries, the budget, and a consumed stream body', async () => {
+    t.handler = statuses(500);
+    const always = () => true;
+    const { http } = setup({ retries: 2, shouldRetry: always });
+    const exhausted = (await rejection(http.get(`${t.server.url}/a`))) as unknown as AxiosError;
+    expect(exhausted.config?.retryState).toMatchObject({ attempts: 3, stopReason: 'retries-exhausted' });
+
+    const budget = new RetryBudget({ ratio: 0, minPerSecond: 0 });
+    const noBudget = setup({ budget, shouldRetry: always }).http;
+    const spent = (await rejection(noBudget.get(`${t.server.url}/b`))) as unknown as AxiosError;
+    expect(spent.config?.retryState).toMatchObject({ attempts: 1, stopReason: 'budget-exhausted' });
+
+    const before = t.server.requests.length;
+    const streamed = (await rejection(
+      http.put(`${t.server.url}/upload`, Readable.from(['chunk']), { headers: { 'Content-Type': 'text/plain' } }),
+    )) as unknown as AxiosError;
+    expect(t.server.requests.length - before).toBe(1);
+    expect(streamed.config?.retryState?.stopReason).toBe('not-retryable');
+  });
+
+  test('a cancelled call is never retried, whatever the predicate says', async () => {
+    t.handler = () => undefined;
+    const controller = new AbortController();
+    const { http } = setup({ shouldRetry: () => true });
+    setTimeout(() => controller.abort(), 30);
+    const error = await rejection(http.get(`${t.server.url}/r`, { signal: controller.signal }));
+    expect(axios.isCancel(error)).toBe(true);
+    expect(t.server.requests).toHaveLength(1);
+  });
+
+  test('a predicate that throws fails the call (hook-failed), it does not mean "do not retry"', async () => {
+    t.handler = statuses(503, 200);
+    const { http } = setup({
+      shouldRetry: () => {
+        throw new Error('predicate bug');
+      },
+    });
+    const error = (await rejection(http.get(`${t.server.url}/r`))) as unknown as AxiosError;
+    expect(error.response?.status).toBe(503);
+    expect(error.config?.retryState).toMatchObject({ stopReason: 'hook-failed' });
+    expect((error.config?.retryState?.hookError as Error).message).toBe('predicate bug');
+  });
+
+  test('overriding the keyless-POST rule repeats the POST (the user’s choice)', async () => {
+    t.handler = statuses(503, 201);
+    const { http } = setup({
+      idempotencyKey: false,
+      shouldRetry: (ctx) => (ctx.error !== undefined && ctx.method === 'POST') || undefined,
+    });
+    expect((await http.post(`${t.server.url}/pay`, { a: 1 })).status).toBe(201);
+    expect(t.server.requests).toHaveLength(2);
+  });
+});
+
+describe('shouldRetry on a successful status with a failing body', () => {
+  const pending = (body: unknown) => (body as { status?: string } | undefined)?.status === 'pending';
+
+  test('a 200 that says "pending" is retried until it says "done"', async () => {
+    t.handler = (_req, res, index) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end(`{"status":"${index < 2 ? 'pending' : 'done'}"}`);
+    const { http } = setup({ shouldRetry: ({ response }) => (response && pending(response.data)) || undefined });
+    const response = await http.get(`${t.server.url}/job`);
+    expect(response.data).toEqual({ status: 'done' });
+    expect(response.config.retryState).toMatchObject({ attempts: 3 });
+    expect(response.config.retryState?.stopReason).toBeUndefined();
+  });
+
+  test('when retries run out on a 2xx, the call resolves with the last response and says why; no onGiveUp', async () => {
+    t.handler = (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"pending"}');
+    const gaveUp: GiveUpEvent[] = [];
+    const { http } = setup({
+      retries: 2,
+      shouldRetry: ({ response }) => (response && pending(response.data)) || undefined,
+      onGiveUp: (e) => void gaveUp.push(e),
+    });
+    const response = await http.get(`${t.server.url}/job`);
+    expect(response.status).toBe(200);
+    expect(response.data).toEqual({ status: 'pending' });
+    expect(response.config.retryState).toMatchObject({ attempts: 3, stopReason: 'retries-exhausted' });
+    expect(t.server.requests).toHaveLength(3);
+    expect(gaveUp).toEqual([]);
+  });
+
+  test('onRetry for a retried response gets an ERR_SHOULD_RETRY error carrying that response', async () => {
+    t.handler = statuses(200, 200);
+    let n = 0;
+    const codes: Array<string | undefined> = [];
+    const { http } = setup({
+      shouldRetry: () => (n++ === 0 ? true : undefined),
+      onRetry: (e) => void codes.push(`${e.error.code}:${e.error.response?.status}`),
+    });
+    await http.get(`${t.server.url}/r`);
+    expect(codes).toEqual(['ERR_SHOULD_RETRY:200']);
+  });
+});

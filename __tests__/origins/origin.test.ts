@@ -1,0 +1,48 @@
+import { BoundedMap } from '../../lib/guards/origins';
+import { originOf, pageOrigin } from '../../lib/policy/origin';
+
+describe('originOf', () => {
+  test.each([
+    ['http://api.test/v1/x?y=1', undefined, 'http://api.test:80'],
+    ['https://API.test:8443/x', undefined, 'https://api.test:8443'],
+    ['https://user:pw@api.test/x', undefined, 'https://api.test:443'],
+    ['/v1/payments', 'https://pay.test/api', 'https://pay.test:443'],
+    ['http://[::1]:3000/x', undefined, 'http://[::1]:3000'],
+  ])('%s (base %s) is %s', (url, base, origin) => {
+    expect(originOf(url, base)).toBe(origin);
+  });
+});
+
+describe('in a browser page', () => {
+  const realLocation = Object.getOwnPropertyDescriptor(globalThis, 'location');
+  afterEach(() => {
+    if (realLocation) Object.defineProperty(globalThis, 'location', realLocation);
+    else delete (globalThis as { location?: unknown }).location;
+  });
+
+  test('a relative URL belongs to the page, written like an absolute URL to it (default port included)', () => {
+    Object.defineProperty(globalThis, 'location', { value: { origin: 'https://Shop.test' }, configurable: true });
+    expect(pageOrigin()).toBe('https://shop.test:443');
+    expect(originOf('/v1/cart', undefined)).toBe('https://shop.test:443');
+    expect(originOf('https://shop.test/v1/cart', undefined)).toBe(originOf('/v1/cart', undefined));
+  });
+
+  test('no page in Node', () => {
+    expect(pageOrigin()).toBeUndefined();
+    expect(originOf('/v1/cart', undefined)).toBe('relative:');
+  });
+});
+
+describe('BoundedMap', () => {
+  test('drops the least recently used entry past its limit and reports it', () => {
+    const evicted: string[] = [];
+    const map = new BoundedMap<number>(2, (_v, key) => evicted.push(key));
+    map.getOrCreate('a', () => 1);
+    map.getOrCreate('b', () => 2);
+    map.getOrCreate('a', () => 99); // touch a: b is now the oldest
+    map.getOrCreate('c', () => 3);
+    expect(evicted).toEqual(['b']);
+    expect([...map.keys()]).toEqual(['a', 'c']);
+    expect(map.get('a')).toBe(1);
+  });
+});
