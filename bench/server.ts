@@ -1,47 +1,75 @@
 /**
- * The benchmarks' HTTP server, run in a child process so its CPU is not the client's. It listens on
- * 127.0.0.1 at a random port and tells the parent the port over IPC.
+ * The benchmarks' HTTP server, forked by startServer (harness.ts) so that its CPU is not the
+ * client's. It listens on 127.0.0.1 at a random port, sends the port to the parent, and then
+ * answers two messages: `configure` (what to do, below; zeroes the counts) and `stats` (the counts
+ * since the last question, then zeroes them). Every answer is a small JSON body, after the request
+ * body has been read in full, as a real server would.
  *
- * Messages from the parent:
- * - `{ type: 'outage', startAt, endAt }` (epoch ms; both processes share the clock): answer 503
- *   from `startAt` until `endAt`, 200 afterwards, and count what arrives in each phase.
- * - `{ type: 'stats' }`: reply with the counts and reset them.
+ * A server for a new question is a new field of ServerOptions and its check in `answer`.
  */
 import { createServer } from 'node:http';
+import type { IncomingMessage } from 'node:http';
+import { seededRandom } from '../lib/testing';
 
-interface Outage {
-  startAt: number;
-  endAt: number;
+export interface ServerOptions {
+  /** Fail everything until `endAt` (epoch ms; both processes share the clock), counting from `startAt`. */
+  outage?: { startAt: number; endAt: number };
+  /** Fail the first request of every call, telling calls apart by this request header (a blip). */
+  failFirstBy?: string;
+  /** The status of a failure (default 503), and headers sent with it, e.g. `{ 'retry-after': '1' }`. */
+  failStatus?: number;
+  failHeaders?: Record<string, string>;
+  /** Delay each answer: `slowShare` of them by a time drawn from `slowMs`, the rest from `fastMs` (seeded). */
+  latency?: { seed: number; slowShare: number; slowMs: [number, number]; fastMs: [number, number] };
 }
 
-type Message = { type: 'outage'; startAt: number; endAt: number } | { type: 'stats' };
+export interface ServerStats {
+  requests: number;
+  /** Requests that arrived between the outage's start and end. */
+  duringOutage: number;
+}
 
-let outage: Outage | undefined;
-let total = 0;
-let duringOutage = 0;
-let afterOutage = 0;
-let firstOkAt: number | undefined;
+let options: ServerOptions = {};
+let random = Math.random;
+let stats: ServerStats = { requests: 0, duringOutage: 0 };
+/** The calls whose first request `failFirstBy` has failed; their next request succeeds. */
+const failedOnce = new Set<string>();
+
+/** Whether this request fails, and the delay before the answer. */
+function answer(req: IncomingMessage, now: number): { fail: boolean; delayMs: number } {
+  let fail = false;
+  const outage = options.outage;
+  if (outage !== undefined && now < outage.endAt) {
+    fail = true;
+    if (now >= outage.startAt) stats.duringOutage++;
+  }
+  const call = options.failFirstBy === undefined ? undefined : req.headers[options.failFirstBy];
+  if (typeof call === 'string' && !failedOnce.delete(call)) {
+    failedOnce.add(call);
+    fail = true;
+  }
+  let delayMs = 0;
+  if (options.latency !== undefined) {
+    const [low, high] = random() < options.latency.slowShare ? options.latency.slowMs : options.latency.fastMs;
+    delayMs = low + random() * (high - low);
+  }
+  return { fail, delayMs };
+}
 
 const body = Buffer.from('{"ok":true}');
-
 const server = createServer((req, res) => {
-  total++;
-  // POST bodies are read in full, as a real server would, before answering.
+  stats.requests++;
   req.resume();
   req.on('end', () => {
-    const now = Date.now();
-    if (outage !== undefined && now < outage.endAt) {
-      if (now >= outage.startAt) duringOutage++;
-      res.writeHead(503, { 'content-type': 'application/json', 'content-length': body.length });
+    const { fail, delayMs } = answer(req, Date.now());
+    const headers = { 'content-type': 'application/json', 'content-length': body.length };
+    const send = (): void => {
+      if (fail) res.writeHead(options.failStatus ?? 503, { ...headers, ...options.failHeaders });
+      else res.writeHead(200, headers);
       res.end(body);
-      return;
-    }
-    if (outage !== undefined) {
-      afterOutage++;
-      firstOkAt ??= now;
-    }
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
-    res.end(body);
+    };
+    if (delayMs > 0) setTimeout(send, delayMs);
+    else send();
   });
 });
 server.keepAliveTimeout = 60_000;
@@ -49,19 +77,19 @@ server.keepAliveTimeout = 60_000;
 server.listen(0, '127.0.0.1', () => {
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('no port');
-  process.send?.({ type: 'ready', port: address.port });
+  process.send?.({ port: address.port });
 });
 
+type Message = { type: 'configure'; options: ServerOptions } | { type: 'stats' };
+
 process.on('message', (message: Message) => {
-  if (message.type === 'outage') {
-    outage = { startAt: message.startAt, endAt: message.endAt };
-    total = duringOutage = afterOutage = 0;
-    firstOkAt = undefined;
-  } else if (message.type === 'stats') {
-    process.send?.({ type: 'stats', total, duringOutage, afterOutage, firstOkAt });
-    total = duringOutage = afterOutage = 0;
-    firstOkAt = undefined;
+  if (message.type === 'configure') {
+    options = message.options;
+    random = options.latency === undefined ? Math.random : seededRandom(options.latency.seed);
+    failedOnce.clear();
   }
+  process.send?.(stats);
+  stats = { requests: 0, duringOutage: 0 };
 });
 
 // The parent going away (or closing the IPC channel) ends the server.

@@ -1,0 +1,262 @@
+/**
+ * What every benchmark shares: the command line (`flags`), the plugin under test and the
+ * contenders, the child-process server (server.ts), and the report (`main`, `table`, the machine
+ * line). Statistics are in stats.ts.
+ *
+ * A new benchmark, bench/ratelimit.ts say, is its contender list and a server set up for its
+ * question, inside `main`:
+ *
+ *   const contenders = [resilience('axios-resilience', 'axios-resilience'), withAxiosRetry('axios-retry', 'axios-retry')];
+ *   const server = await startServer({ failStatus: 429, failHeaders: { 'retry-after': '1' }, outage: { startAt, endAt } });
+ *   const client = connect(contenders[0], { baseURL: server.url, agent: keepAliveAgent() });
+ *
+ * A server behaviour that ServerOptions lacks is one field there and its check in server.ts.
+ */
+import { fork } from 'node:child_process';
+import { Agent } from 'node:http';
+import { createRequire } from 'node:module';
+import { cpus, loadavg } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import axios from 'axios';
+import type { AxiosAdapter, AxiosInstance } from 'axios';
+import axiosRetry from 'axios-retry';
+import type { IAxiosRetryConfig } from 'axios-retry';
+import * as rax from 'retry-axios';
+import type { RetryPluginOptions } from '../lib';
+import type { ServerOptions, ServerStats } from './server';
+
+type Flag = string | number | boolean | undefined;
+type Flags<T> = {
+  [K in keyof T]: T[K] extends boolean
+    ? boolean
+    : T[K] extends number
+      ? number
+      : T[K] extends string
+        ? string
+        : string | undefined;
+};
+
+/**
+ * The command line, typed by its defaults: a number makes a numeric flag, a boolean a switch, a
+ * string a string and `undefined` an optional string. An unknown flag or a flag that is not a
+ * number where one is wanted stops the run, rather than measuring something else than asked.
+ */
+export function flags<T extends Record<string, Flag>>(defaults: T): Flags<T> {
+  const options: Record<string, { type: 'string' | 'boolean' }> = {};
+  for (const [name, value] of Object.entries(defaults)) {
+    options[name] = { type: typeof value === 'boolean' ? 'boolean' : 'string' };
+  }
+  const { values } = parseArgs({ options });
+  const out: Record<string, Flag> = { ...defaults };
+  for (const [name, given] of Object.entries(values)) {
+    if (typeof defaults[name] !== 'number') out[name] = given as Flag;
+    else if (given === '' || !Number.isFinite(Number(given)))
+      throw new TypeError(`--${name} takes a number, not ${String(given)}`);
+    else out[name] = Number(given);
+  }
+  return out as Flags<T>;
+}
+
+export type PluginModule = typeof import('../lib');
+
+/** Loads the plugin: lib/ through tsx when `path` is undefined, else a build such as `dist/index.cjs`. */
+export function loadPlugin(path: string | undefined): PluginModule {
+  return createRequire(__filename)(path === undefined ? '../lib' : resolve(path)) as PluginModule;
+}
+
+/** Where the plugin under test comes from: `BENCH_PLUGIN=dist/index.cjs` measures what `npm install` ships. */
+export const pluginSource = process.env.BENCH_PLUGIN ?? 'lib/ (TypeScript sources through tsx)';
+let underTest: PluginModule | undefined;
+/** The plugin under test, loaded on first use, so a process that runs only bare axios never loads it. */
+export function pluginUnderTest(): PluginModule {
+  return (underTest ??= loadPlugin(process.env.BENCH_PLUGIN));
+}
+
+/** How a contender's instance is set up: where it sends, and what a bench listens on. */
+export interface Setup {
+  baseURL: string;
+  /** A keep-alive agent for socket runs. */
+  agent?: Agent;
+  /** The instance's adapter (a stub, or a wrapper that counts what is sent). */
+  adapter?: AxiosAdapter;
+  /** Merged into the plugin's options (hooks a bench listens on); other contenders ignore them. */
+  hooks?: RetryPluginOptions;
+}
+
+export interface Contender {
+  /** Short name, for `--only` and the raw output. */
+  key: string;
+  label: string;
+  /** The plugin's options, when the contender is the plugin. */
+  options?: RetryPluginOptions;
+  /** Installs the library on `http`; returns what undoes it, if anything has to be. */
+  install(http: AxiosInstance, setup: Setup): (() => Promise<void>) | void;
+}
+
+export interface Client {
+  http: AxiosInstance;
+  close(): Promise<void>;
+}
+
+/** Bare axios, optionally with something set on the instance (a default header, say). */
+export function bare(key = 'bare', label = 'bare axios', prepare?: (http: AxiosInstance) => void): Contender {
+  return { key, label, install: (http) => prepare?.(http) };
+}
+
+/** The plugin with `options`, from the plugin under test or another build (`load`). */
+export function resilience(
+  key: string,
+  label: string,
+  options: RetryPluginOptions = {},
+  load: () => PluginModule = pluginUnderTest,
+): Contender {
+  return {
+    key,
+    label,
+    options,
+    install(http, setup) {
+      const retry = load().retryPlugin({ ...options, ...setup.hooks });
+      const eject = retry.install(http);
+      return async () => {
+        eject();
+        await retry.close();
+      };
+    },
+  };
+}
+
+export function withAxiosRetry(key: string, label: string, config?: IAxiosRetryConfig): Contender {
+  return { key, label, install: (http) => void axiosRetry(http, config) };
+}
+
+export function withRetryAxios(key: string, label: string): Contender {
+  return { key, label, install: (http) => void rax.attach(http) };
+}
+
+/** A fresh axios instance with the contender installed: one per contender, so none slows another. */
+export function connect(contender: Contender, setup: Setup): Client {
+  const http = axios.create({
+    baseURL: setup.baseURL,
+    ...(setup.agent ? { httpAgent: setup.agent } : {}),
+    ...(setup.adapter ? { adapter: setup.adapter } : {}),
+  });
+  return { http, close: contender.install(http, setup) ?? (() => Promise.resolve()) };
+}
+
+/** `--only a,b`: the contenders with those keys, and those in `keep` (a reference the figures need). */
+export function only(list: Contender[], keys: string | undefined, keep: readonly string[] = []): Contender[] {
+  if (keys === undefined) return list;
+  const wanted = [...keep, ...keys.split(',')];
+  return list.filter((c) => wanted.includes(c.key));
+}
+
+export function keepAliveAgent(): Agent {
+  return new Agent({ keepAlive: true, maxSockets: 64 });
+}
+
+/** A forked bench process, spoken to over IPC one question at a time; each answer is its next message. */
+export interface Child {
+  /** The next message (the first one says the child is ready). */
+  reply<T>(): Promise<T>;
+  ask<T>(message: object): Promise<T>;
+  /** Closes the IPC channel, on which the child cleans up and ends; resolves when it has. */
+  close(): Promise<void>;
+}
+
+/** Forks `file` with tsx's loader (it comes along in execArgv) and `execArgv`, and only those flags. */
+export function forkChild(file: string, argv: string[], execArgv: string[] = []): Child {
+  const child = fork(file, argv, {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    execArgv: [...process.execArgv, ...execArgv],
+    env: { ...process.env, NODE_OPTIONS: '' },
+  });
+  const reply = <T>(): Promise<T> =>
+    new Promise((done, fail) => {
+      const exited = (code: number | null): void => fail(new Error(`${file} ${argv.join(' ')} exited with ${code}`));
+      child.once('exit', exited);
+      child.once('message', (message) => {
+        child.off('exit', exited);
+        done(message as T);
+      });
+    });
+  return {
+    reply,
+    ask<T>(message: object): Promise<T> {
+      const answer = reply<T>();
+      child.send(message);
+      return answer;
+    },
+    close: () =>
+      new Promise((done) => {
+        child.once('exit', () => done());
+        child.disconnect();
+      }),
+  };
+}
+
+export interface BenchServer {
+  url: string;
+  /** Replaces what the server does (see ServerOptions) and zeroes its counts. */
+  configure(options: ServerOptions): Promise<void>;
+  /** Counts since the last question, then zeroes them. */
+  stats(): Promise<ServerStats>;
+  close(): Promise<void>;
+}
+
+/** Starts bench/server.ts in a process of its own, so its CPU is not the client's. */
+export async function startServer(options: ServerOptions = {}): Promise<BenchServer> {
+  const child = forkChild(join(__dirname, 'server.ts'), []);
+  const { port } = await child.reply<{ port: number }>();
+  const server: BenchServer = {
+    url: `http://127.0.0.1:${port}`,
+    configure: (next) => child.ask({ type: 'configure', options: next }),
+    stats: () => child.ask({ type: 'stats' }),
+    close: () => child.close(),
+  };
+  await server.configure(options);
+  return server;
+}
+
+export const pause = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, Math.max(0, ms)));
+export const yieldOnce = (): Promise<void> => new Promise((done) => setImmediate(done));
+
+/** A Markdown table for the terminal and for pasting: the first `text` columns left-aligned, numbers right. */
+export function table(headers: readonly string[], rows: ReadonlyArray<readonly string[]>, text = 1): string {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: readonly string[]): string =>
+    '| ' + cells.map((c, i) => (i < text ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ') + ' |';
+  const rule = '|' + widths.map((w, i) => (i < text ? '-'.repeat(w + 2) : '-'.repeat(w + 1) + ':')).join('|') + '|';
+  return [line(headers), rule, ...rows.map(line)].join('\n');
+}
+
+export function fixed(value: number, digits: number): string {
+  return Number.isFinite(value) ? value.toFixed(digits) : '–';
+}
+
+const load = (): string =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
+
+/** The date, Node, the CPUs and the load average: figures from a shared machine need them. */
+export function machine(): string {
+  const cpu = cpus()[0]?.model ?? 'unknown CPU';
+  return `${new Date().toISOString()} · node ${process.version} · ${cpus().length} CPUs · ${cpu} · load average ${load()}`;
+}
+
+/**
+ * Runs a bench: the first lines of every report (which bench, where, which plugin, with what
+ * settings), then `body`, then the time it took and the load average; a failure sets the exit code.
+ */
+export function main(name: string, settings: string, body: () => Promise<void>): void {
+  const startedAt = Date.now();
+  console.log(`# bench:${name}  (${machine()})`);
+  console.log(`axios-resilience from ${pluginSource}; ${settings}\n`);
+  body()
+    .then(() => console.log(`\n${((Date.now() - startedAt) / 1000).toFixed(0)} s; load average at the end ${load()}`))
+    .catch((error: unknown) => {
+      console.error(error);
+      process.exitCode = 1;
+    });
+}
