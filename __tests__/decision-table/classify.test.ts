@@ -104,12 +104,13 @@ describe('the decision table', () => {
     expect(decide(new Error('Network Error'), 'PATCH')).toMatchObject({ retry: false, stopReason: 'non-idempotent' });
   });
 
-  test('a stream body is never retried: the first attempt consumed it', () => {
-    expect(decide(statusError(503), 'PUT', false, Readable.from(['x']))).toMatchObject({
+  test("a stream body is judged like any other: whether it can be sent again is the plan's (body-not-replayable)", () => {
+    expect(decide(statusError(503), 'PUT', false, Readable.from(['x']))).toMatchObject({ retry: true });
+    expect(decide(statusError(503), 'PUT', false, new ReadableStream())).toMatchObject({ retry: true });
+    expect(decide(statusError(400), 'PUT', false, Readable.from(['x']))).toMatchObject({
       retry: false,
       stopReason: 'not-retryable',
     });
-    expect(decide(statusError(503), 'PUT', false, new ReadableStream())).toMatchObject({ retry: false });
   });
 
   test("finds the socket code under the fetch adapter's generic ERR_NETWORK", () => {

@@ -30,6 +30,7 @@ const facts = (over: Partial<RetryFacts> = {}): RetryFacts => ({
   previousDelayMs: 500,
   timeLeftMs: undefined,
   breakerRefuses: false,
+  bodyReplayable: true,
   ...over,
 });
 
@@ -80,6 +81,8 @@ const rows: Row[] = [
     {},
     { stop: 'not-retryable' },
   ],
+  ['a stream body past replay.maxBytes was sent once', { bodyReplayable: false }, {}, { stop: 'body-not-replayable' }],
+  ['the table comes before the body', { ...no('not-retryable'), bodyReplayable: false }, {}, { stop: 'not-retryable' }],
   ['retries used up', { retry: 5 }, {}, { stop: 'retries-exhausted' }],
   ['retries: 0', {}, { retries: 0 }, { stop: 'retries-exhausted' }],
   ['a suspected CORS refusal is retried once', { suspectedCors: true }, {}, { delayMs: 250, source: 'backoff' }],
@@ -190,6 +193,7 @@ const covered: Record<StopReason, string> = {
   'circuit-open': 'the breaker would refuse the retry',
   'budget-exhausted': 'a spent budget refuses the token',
   'hook-failed': 'a hook that throws',
+  'body-not-replayable': 'a stream body past replay.maxBytes was sent once',
 };
 
 test('every stop reason has a row', () => {

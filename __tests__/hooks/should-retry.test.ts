@@ -55,7 +55,7 @@ describe('shouldRetry overrides the table', () => {
     expect(error.config?.retryState).toMatchObject({ attempts: 2, stopReason: 'not-retryable' });
   });
 
-  test('it never bypasses the guards: retries, the budget, and a consumed stream body', async () => {
+  test('it never bypasses the guards: retries, the budget, and a stream body past the replay bound', async () => {
     t.handler = statuses(500);
     const always = () => true;
     const { http } = setup({ retries: 2, shouldRetry: always });
@@ -69,10 +69,14 @@ describe('shouldRetry overrides the table', () => {
 
     const before = t.server.requests.length;
     const streamed = (await rejection(
-      http.put(`${t.server.url}/upload`, Readable.from(['chunk']), { headers: { 'Content-Type': 'text/plain' } }),
+      http.put(`${t.server.url}/upload`, Readable.from(['chunk']), {
+        headers: { 'Content-Type': 'text/plain' },
+        retry: { replay: { maxBytes: 4 } },
+      }),
     )) as unknown as AxiosError;
     expect(t.server.requests.length - before).toBe(1);
-    expect(streamed.config?.retryState?.stopReason).toBe('not-retryable');
+    expect(t.server.requests.at(-1)!.body.toString()).toBe('chunk');
+    expect(streamed.config?.retryState?.stopReason).toBe('body-not-replayable');
   });
 
   test('a cancelled call is never retried, whatever the predicate says', async () => {

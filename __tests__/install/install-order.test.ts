@@ -70,3 +70,80 @@ describe('installs', () => {
     expect(() => second.install(http)).not.toThrow();
   });
 });
+
+describe('request interceptors added after the plugin', () => {
+  const busy = (): void => {
+    t.handler = (_req, res, index) => res.writeHead(index === 0 ? 503 : 200).end(index === 0 ? 'busy' : 'ok');
+  };
+  const make = () => {
+    const plugin = retryPlugin({ random: () => 0, budget: false, breaker: false });
+    t.plugins.push(plugin);
+    const http = axios.create();
+    const eject = plugin.install(http);
+    return { http, eject };
+  };
+
+  test('run after the plugin’s, which has begun the call (as when they were added first)', async () => {
+    busy();
+    const { http } = make();
+    const seen: unknown[] = [];
+    http.interceptors.request.use((config) => {
+      seen.push({ ...config.retryState, delaysMs: [...(config.retryState?.delaysMs ?? [])] });
+      return config;
+    });
+    await http.get(`${t.server.url}/r`);
+    expect(seen).toEqual([{ attempts: 0, delaysMs: [] }]);
+  });
+
+  test('one that sets config.retry changes the call: its options are read when the call reaches the adapter', async () => {
+    t.handler = (_req, res) => res.writeHead(503).end('busy');
+    const { http } = make();
+    http.interceptors.request.use((config) => {
+      config.retry = { retries: 1 };
+      return config;
+    });
+    const error = (await rejection(http.get(`${t.server.url}/r`))) as unknown as AxiosError;
+    expect(t.server.requests).toHaveLength(2);
+    expect(error.config?.retryState).toMatchObject({ attempts: 2, stopReason: 'retries-exhausted' });
+  });
+
+  test('one that sets retry: false takes the call out of the plugin’s hands: one request, no retryState', async () => {
+    busy();
+    const { http } = make();
+    http.interceptors.request.use((config) => {
+      config.retry = false;
+      return config;
+    });
+    const error = (await rejection(http.get(`${t.server.url}/r`))) as unknown as AxiosError;
+    expect(t.server.requests).toHaveLength(1);
+    expect(error.config?.retryState).toBeUndefined();
+  });
+
+  test('one that sets a bad config.retry fails the call with a TypeError naming the field, nothing sent', async () => {
+    busy();
+    const { http } = make();
+    http.interceptors.request.use((config) => {
+      config.retry = { retries: -1 };
+      return config;
+    });
+    const error = await rejection(http.get(`${t.server.url}/r`));
+    expect(error).toBeInstanceOf(TypeError);
+    expect(error.message).toMatch(/config\.retry\.retries must be a whole number >= 0/);
+    expect(t.server.requests).toHaveLength(0);
+  });
+
+  test('eject removes only the plugin’s: an interceptor added after it keeps running, and use is axios’s again', async () => {
+    busy();
+    const { http, eject } = make();
+    let ran = 0;
+    http.interceptors.request.use((config) => {
+      ran++;
+      return config;
+    });
+    eject();
+    expect(Object.hasOwn(http.interceptors.request, 'use')).toBe(false);
+    await rejection(http.get(`${t.server.url}/r`));
+    expect(ran).toBe(1);
+    expect(t.server.requests).toHaveLength(1);
+  });
+});

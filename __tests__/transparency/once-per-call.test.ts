@@ -86,14 +86,27 @@ describe('once per logical call', () => {
     expect(seen).toHaveLength(1);
   });
 
-  test('a stream body is sent once and not retried', async () => {
+  test('a stream body within the replay bound is sent again, byte for byte, under one key', async () => {
+    const seen = script(API, 'put', '/upload', [503, 200]);
+    const { http } = client();
+    const response = await http.put(`${API}/upload`, Readable.from(['chunk', '-two']), {
+      headers: { 'Content-Type': 'text/plain' },
+    });
+    expect(response.status).toBe(200);
+    expect(seen.map((s) => s.body)).toEqual(['chunk-two', 'chunk-two']);
+  });
+
+  test('a stream body past the replay bound is sent once, whole, and the call stops body-not-replayable', async () => {
     const seen = script(API, 'put', '/upload', [503, 200]);
     const { http } = client();
     const error = (await rejection(
-      http.put(`${API}/upload`, Readable.from(['chunk']), { headers: { 'Content-Type': 'text/plain' } }),
+      http.put(`${API}/upload`, Readable.from(['chunk', '-two']), {
+        headers: { 'Content-Type': 'text/plain' },
+        retry: { replay: { maxBytes: 6 } },
+      }),
     )) as unknown as AxiosError;
-    expect(seen).toHaveLength(1);
-    expect(error.config?.retryState?.stopReason).toBe('not-retryable');
+    expect(seen.map((s) => s.body)).toEqual(['chunk-two']);
+    expect(error.config?.retryState?.stopReason).toBe('body-not-replayable');
   });
 
   test('a failed config re-sent by the caller is a new logical call, not a nested retry loop', async () => {

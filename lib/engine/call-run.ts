@@ -5,6 +5,7 @@ import type { ResolvedOptions } from '../policy/options';
 import { CircuitOpenError } from '../types/errors';
 import type { RetryBudgetLike } from '../types';
 import { RetryToken } from './admission';
+import { BodyPlan } from './body';
 import { BreakerGate } from './breaker-gate';
 import type { Call, CallState } from './call';
 import type { CallContext, Shared } from './context';
@@ -36,6 +37,7 @@ export class CallRun {
   readonly deadline: Deadline;
   readonly gate: BreakerGate;
   readonly token: RetryToken;
+  readonly body: BodyPlan;
   /** The attempt being retried: a failure, or a response `shouldRetry` asked to retry. */
   last: Attempt | undefined;
   /** Retries planned so far (0 before the first). */
@@ -65,6 +67,7 @@ export class CallRun {
       counted,
     );
     this.token = new RetryToken(context.budget);
+    this.body = new BodyPlan(context.config, context.options.replayMaxBytes, context.options.body);
     this.previousDelayMs = context.options.baseDelayMs;
     // A caller's own key on a method the plugin does not key (a GET, a PUT) matters only now that
     // the call may be retried (a 409 is retried for a keyed call); it is the caller's, so deduped.

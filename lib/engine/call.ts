@@ -8,7 +8,10 @@ import type { RetryState, StopReason } from '../types';
 export interface Call {
   /** The plugin that began the call (only its adapter runs it). */
   readonly owner: object;
-  readonly options: ResolvedOptions;
+  /** The call's options, resolved from `retry` (the request's `config.retry` when the call began). */
+  options: ResolvedOptions;
+  /** `config.retry` as the options were resolved from it: an interceptor that runs later may change it. */
+  retry: unknown;
   /** A key this plugin generated for an earlier call that succeeded with this config: stale, replaced. */
   readonly staleKey: string | undefined;
   /** The adapter has taken the call: a second adapter run (a copied config) must not start it again. */
@@ -59,12 +62,13 @@ export class CallState implements RetryState {
  * plugin generated for the last one is stale; re-sent after a failure it is the same operation
  * retried by hand, and keeps its key.
  */
-export function beginCall(owner: object, options: ResolvedOptions, previous: unknown): CallState {
+export function beginCall(owner: object, options: ResolvedOptions, retry: unknown, previous: unknown): CallState {
   const last = CallState.callOf(previous);
   const succeeded = last !== undefined && (previous as CallState).stopReason === undefined;
   return new CallState({
     owner,
     options,
+    retry,
     staleKey: succeeded ? last.generatedKey : undefined,
     started: false,
     generatedKey: undefined,

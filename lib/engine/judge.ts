@@ -1,6 +1,6 @@
 import { AxiosHeaders, isCancel } from 'axios';
 import type { AxiosError, AxiosResponse, AxiosResponseHeaders } from 'axios';
-import { classify, isStream } from '../policy/classify';
+import { classify } from '../policy/classify';
 import type { Decision } from '../policy/classify';
 import { resolveCallOptions } from '../policy/options';
 import type { RetryContext, RetryDecision } from '../types';
@@ -40,8 +40,8 @@ export async function judge(run: CallRun, attempt: Attempt): Promise<Verdict> {
   const keyed = run.state.idempotencyKey !== undefined;
   const facts = { error, method: run.method, keyed, deduped: run.call.deduped, data: run.config.data };
   const decision = classify(facts, options);
-  // A cancel is never retried and a consumed stream can never be re-sent, whatever a predicate says.
-  if (options.shouldRetry === undefined || isCancel(error) || isStream(run.config.data)) return { decision };
+  // A cancel is never retried, whatever a predicate says (a body that cannot be sent again is the plan's).
+  if (options.shouldRetry === undefined || isCancel(error)) return { decision };
   const asked = await ask(run, error as AxiosError, response, decision);
   if ('end' in asked) return asked;
   if (asked.verdict === true) return { decision: { retry: true, reason: decision.reason } };

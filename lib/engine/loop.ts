@@ -2,7 +2,7 @@ import { AxiosError, AxiosHeaders } from 'axios';
 import type { AxiosResponse, AxiosResponseHeaders } from 'axios';
 import type { Decision } from '../policy/classify';
 import { parseRetryAfter } from '../policy/retry-after';
-import { fixBody, needsFixedBody, releaseBody } from './body';
+import { releaseBody } from './body';
 import { CallRun } from './call-run';
 import type { Attempt } from './call-run';
 import type { CallContext } from './context';
@@ -42,8 +42,12 @@ export function continueAfter(context: CallContext, first: Attempt, counted: boo
 
 async function loop(run: CallRun, first: Attempt | undefined): Promise<AxiosResponse> {
   if (first === undefined) {
-    const unsendable = await prepareBody(run);
-    if (unsendable !== undefined) return finish(run, unsendable);
+    try {
+      await run.body.prepare(run.base, run.options.retries);
+    } catch (error) {
+      // A form whose Blob parts cannot be read.
+      return finish(run, { error, stopReason: 'not-retryable' });
+    }
   }
   let attempt = first ?? (await send(run));
   for (;;) {
@@ -59,20 +63,18 @@ async function loop(run: CallRun, first: Attempt | undefined): Promise<AxiosResp
   }
 }
 
-/** A WHATWG FormData body is encoded once, before the first attempt (see `body.ts`). */
-async function prepareBody(run: CallRun): Promise<Outcome | undefined> {
-  if (!needsFixedBody(run.config.data)) return undefined;
-  try {
-    await fixBody(run.config);
-    return undefined;
-  } catch (error) {
-    return { error, stopReason: 'not-retryable' };
-  }
-}
-
-/** Runs `beforeAttempt`, then sends one attempt (hedged when it may be). Never rejects. */
+/** Puts a retry's body on the config, then runs `beforeAttempt` and sends one attempt (hedged when it may be). Never rejects. */
 async function send(run: CallRun): Promise<Attempt | { end: Outcome }> {
   const { config, options, state } = run;
+  if (state.attempts > 0) {
+    const ended = await runHook(() => run.body.next(), run);
+    // A body factory that throws fails the call with its own error: there is no body to send.
+    if (ended.how === 'failed') {
+      state.hookError = ended.error;
+      return { end: { error: ended.error, stopReason: 'hook-failed' } };
+    }
+    if (ended.how !== 'done') return { end: interrupted(run, ended, () => run.deadline.error(config)) };
+  }
   const hook = options.beforeAttempt;
   if (hook !== undefined) {
     const info = { attempt: state.attempts + 1, timeLeftMs: run.deadline.timeLeft() };
@@ -105,10 +107,14 @@ async function send(run: CallRun): Promise<Attempt | { end: Outcome }> {
 /** Plans the retry a decision allows: the plan's guards, then a budget token, then `onRetry`. */
 async function retry(run: CallRun, decision: Decision): Promise<Outcome | Wait> {
   const { options, shared, state } = run;
+  const retry = run.retries++;
+  // Read only when a retry is otherwise possible: a stream still being sent is read to its end first.
+  const bodyReplayable = decision.retry && retry < options.retries ? await run.body.replayable() : true;
   const step = plan(
     {
       decision,
-      retry: run.retries++,
+      retry,
+      bodyReplayable,
       suspectedCors: run.corsSensitive && shared.cors.suspect(run.origin, run.failure),
       closed: shared.closed,
       retryAfterMs: parseRetryAfter(headerValue(responseOf(run)?.headers, 'retry-after'), shared.now()),

@@ -26,6 +26,7 @@ export interface Ending {
   readonly origin: string;
   readonly gate: BreakerGate;
   readonly token: RetryToken;
+  readonly body: { release(): void };
   /** The attempt being retried: a failure, or a response `shouldRetry` asked to retry. */
   readonly failure: unknown;
   readonly lastError: unknown;
@@ -79,12 +80,13 @@ export function interrupted(
 
 /**
  * Settles the call with its outcome: the stop reason goes on `retryState`, a token held for a retry
- * never sent goes back, a closed breaker counts the call, and a bare failure of a custom adapter
+ * never sent goes back, a stream body still held is let go, a closed breaker counts the call, and a bare failure of a custom adapter
  * (no config) is wrapped in an `AxiosError` with it as `cause`, so `error.config.retryState` and
  * `onGiveUp` reach it too.
  */
 export function finish(run: Ending, outcome: Outcome): Promise<AxiosResponse> {
   run.token.giveBack();
+  run.body.release();
   if (outcome.stopReason !== undefined) run.state.stopReason = outcome.stopReason;
   if ('response' in outcome) {
     run.gate.succeeded(outcome.response);

@@ -32,6 +32,8 @@ export interface RetryFacts {
   timeLeftMs: number | undefined;
   /** The breaker would refuse the retry (it opened, and this call is not its probe). */
   breakerRefuses: boolean;
+  /** The body can be sent again (a stream kept whole, within `replay.maxBytes`, or a body factory). */
+  bodyReplayable: boolean;
 }
 
 export type PlanOptions = Pick<
@@ -63,6 +65,8 @@ const BEFORE_WAIT: readonly Guard[] = [
       : suspectedCors && decision.stopReason === 'non-idempotent'
         ? 'cors-suspected'
         : decision.stopReason,
+  // Never a truncated or empty retry: a stream past the replay bound was sent once.
+  ({ bodyReplayable }) => (bodyReplayable ? undefined : 'body-not-replayable'),
   ({ retry }, { retries }) => (retry >= retries ? 'retries-exhausted' : undefined),
   // A suspected CORS refusal gets one retry (for a blip at first contact), not all of them.
   ({ retry, suspectedCors }) => (retry >= 1 && suspectedCors ? 'cors-suspected' : undefined),

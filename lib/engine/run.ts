@@ -1,5 +1,5 @@
 import type { AxiosAdapter, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
-import { needsFixedBody } from './body';
+import { needsPreparing } from './body';
 import type { Call, CallState } from './call';
 import { contextOf, dispatch } from './context';
 import type { CallContext, Shared } from './context';
@@ -25,7 +25,13 @@ export function runCall(
     return Promise.reject(error);
   }
   const breaker = context.guard?.breaker;
-  if (context.options.plain && !context.corsSensitive && !needsFixedBody(config.data) && (breaker?.closed ?? true)) {
+  const { options } = context;
+  if (
+    options.plain &&
+    !context.corsSensitive &&
+    !needsPreparing(config.data, options.retries) &&
+    (breaker?.closed ?? true)
+  ) {
     return firstAttempt(context);
   }
   return runAttempts(context);
@@ -33,7 +39,7 @@ export function runCall(
 
 /**
  * The first attempt of a call that needs nothing but a send — no hook, hedge, deadline, predicate,
- * attempt header or FormData body, and a closed breaker or none — which is most calls: one `then`
+ * attempt header, body factory, FormData or stream body, and a closed breaker or none — which is most calls: one `then`
  * on the attempt's promise, and the attempt loop is built only if the attempt fails. (It does what
  * the loop's `send` does for a first attempt.)
  */

@@ -10,7 +10,7 @@
  * for deposits (old deposits expire a little early) and up to one slot of retries expiring early.
  */
 
-import { DEFAULTS } from '../policy/defaults';
+import { DEFAULTS, systemClock } from '../policy/defaults';
 import { budgetNumber, budgetSettings } from '../policy/guard-options';
 import { StoreHealth, warnOnce } from './store-health';
 import type { BudgetStore, RetryBudgetLike, RetryBudgetState, StoreEvent } from '../types';
@@ -39,7 +39,7 @@ export interface RetryBudgetOptions {
   windowMs?: number;
   /**
    * Clock in ms. Inject one in tests.
-   * @default Date.now
+   * @default `Date.now`, read when the budget is used (so fake timers are honoured)
    */
   now?: () => number;
   /**
@@ -99,7 +99,7 @@ export class RetryBudget implements RetryBudgetLike {
       throw new TypeError('axios-resilience: budget.now must be a function');
     }
     this.options = { ratio, minPerSecond, windowMs };
-    this.now = options.now ?? Date.now;
+    this.now = options.now ?? systemClock;
     this.store = options.store;
     const store = DEFAULTS.budgetStore;
     this.flushIntervalMs = budgetNumber('flushIntervalMs', options.flushIntervalMs, store.flushIntervalMs, true);

@@ -1,3 +1,4 @@
+import { systemClock } from '../policy/defaults';
 import type { StoreEvent } from '../types';
 
 /** How long a store that failed is left alone before it is asked again, in ms. */
@@ -15,7 +16,7 @@ export class StoreHealth {
   constructor(
     private readonly timeoutMs: number,
     private readonly report: (event: StoreEvent) => void,
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number = systemClock,
   ) {}
 
   get down(): boolean {

@@ -3,6 +3,15 @@ import type { AxiosAdapter, AxiosResponse, InternalAxiosRequestConfig } from 'ax
 import { CallState } from '../engine/call';
 import type { Shared } from '../engine/context';
 import { runCall } from '../engine/run';
+import { resolveRequestOptions } from '../policy/options';
+import type { ResolvedPluginOptions } from '../policy/options';
+
+/** What the interceptors and the adapter of one plugin need. */
+export interface Plugin {
+  owner: object;
+  resolved: ResolvedPluginOptions;
+  shared: Shared;
+}
 
 /** What `config.adapter` may hold: a name, a list of names, a function, or nothing (axios's defaults). */
 export type AdapterValue = InternalAxiosRequestConfig['adapter'];
@@ -51,7 +60,8 @@ function fixedAdapter(value: AdapterValue): AxiosAdapter | undefined {
  * own adapter), and passes anything else straight to it: a call with `retry: false`, a config
  * copied onto an instance without the plugin, a call begun before `close()`.
  */
-export function adapterOver(value: AdapterValue, owner: object, shared: Shared): PluginAdapter {
+export function adapterOver(value: AdapterValue, plugin: Plugin): PluginAdapter {
+  const { owner, shared } = plugin;
   const fixed = fixedAdapter(value);
   const adapter = ((config: InternalAxiosRequestConfig): Promise<AxiosResponse> => {
     let base: AxiosAdapter;
@@ -65,6 +75,21 @@ export function adapterOver(value: AdapterValue, owner: object, shared: Shared):
     const call = CallState.callOf(state);
     if (call === undefined || call.owner !== owner || call.started || shared.closed) return base(config);
     call.started = true;
+    // An interceptor that ran after the plugin's may have set `config.retry`: what the adapter sees counts.
+    if (config.retry !== call.retry) {
+      let options: ReturnType<typeof resolveRequestOptions>;
+      try {
+        options = resolveRequestOptions(config.retry, plugin.resolved.call);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      if (options === false) {
+        delete config.retryState;
+        return base(config);
+      }
+      call.options = options;
+      call.retry = config.retry;
+    }
     return runCall(config, call, state as CallState, base, shared);
   }) as PluginAdapter;
   adapter[WRAPS] = { value, owner };

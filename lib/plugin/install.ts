@@ -1,12 +1,10 @@
 import type { AxiosAdapter, AxiosInstance, InternalAxiosRequestConfig } from 'axios';
 import { beginCall, CallState } from '../engine/call';
-import type { Shared } from '../engine/context';
 import { cancellation } from '../engine/hooks';
 import { giveUp } from '../engine/outcome';
 import { resolveRequestOptions } from '../policy/options';
-import type { ResolvedPluginOptions } from '../policy/options';
 import { adapterOver, wrappingOf } from './adapter';
-import type { AdapterValue } from './adapter';
+import type { AdapterValue, Plugin } from './adapter';
 
 /**
  * Installing one plugin on one axios instance: a request interceptor that begins each call, the
@@ -27,13 +25,6 @@ interface Installation {
 
 type RequestManager = AxiosInstance['interceptors']['request'] & { [INSTALLED]?: Installation };
 type ResponseManager = AxiosInstance['interceptors']['response'];
-
-/** What the interceptors and the adapter of one plugin need. */
-export interface Plugin {
-  owner: object;
-  resolved: ResolvedPluginOptions;
-  shared: Shared;
-}
 
 /**
  * `plugin.install(instance)`: installs the plugin once per instance, and returns its eject.
@@ -81,7 +72,7 @@ function install(instance: AxiosInstance, plugin: Plugin): Installation {
   // A default another plugin's adapter holds (an instance made from an installed one's defaults)
   // is unwrapped: one retry loop, not two.
   const base = wrappingOf(defaults.adapter)?.value ?? defaults.adapter;
-  const adapter = adapterOver(base, owner, shared);
+  const adapter = adapterOver(base, plugin);
   defaults.adapter = adapter;
 
   const onRequest = (config: InternalAxiosRequestConfig): InternalAxiosRequestConfig => {
@@ -89,12 +80,12 @@ function install(instance: AxiosInstance, plugin: Plugin): Installation {
     const field = config.retry;
     const callOptions = field === undefined ? resolved.call : resolveRequestOptions(field, resolved.call);
     if (callOptions === false) return config;
-    const state = beginCall(owner, callOptions, config.retryState);
+    const state = beginCall(owner, callOptions, field, config.retryState);
     config.retryState = state;
     if (config.adapter !== adapter) {
       const wrapping = wrappingOf(config.adapter);
       // Ours already: a re-sent config this interceptor routed before.
-      if (wrapping?.owner !== owner) config.adapter = adapterOver(wrapping?.value ?? config.adapter, owner, shared);
+      if (wrapping?.owner !== owner) config.adapter = adapterOver(wrapping?.value ?? config.adapter, plugin);
     }
     // Cancelled already: axios throws before any adapter runs (and a CancelToken's error carries
     // no config to find the call by), so the give-up is reported here.
@@ -113,15 +104,17 @@ function install(instance: AxiosInstance, plugin: Plugin): Installation {
     throw error;
   };
 
-  const requestId = interceptors.request.use(onRequest, undefined, { synchronous: true });
-  const reporter = keepLast(interceptors.response, onResponseError);
+  const requestUse = interceptors.request.use.bind(interceptors.request);
+  const responseUse = interceptors.response.use.bind(interceptors.response);
+  const starter = keepRegisteredLast(manager, () => requestUse(onRequest, undefined, { synchronous: true }));
+  const reporter = keepRegisteredLast(interceptors.response, () => responseUse(undefined, onResponseError));
   const children = withoutPlugin(instance, adapter, base);
   const installation: Installation = {
     owner,
     count: 0,
     closed: () => shared.closed,
     remove() {
-      interceptors.request.eject(requestId);
+      starter.remove();
       reporter.remove();
       children.remove();
       if (defaults.adapter === adapter) setDefaultAdapter(defaults, base);
@@ -160,19 +153,24 @@ function withoutPlugin(instance: AxiosInstance, adapter: AxiosAdapter, base: Ada
 }
 
 /**
- * Registers the give-up reporter as the instance's last response interceptor, and keeps it last:
- * an interceptor added later (axios-auth-refresh's, which re-sends a 401 after a refresh) runs
- * before it, so a call such a library saves is never reported as given up. axios runs response
- * interceptors in registration order and has no priority, so the instance's `use` is wrapped
- * until eject.
+ * Registers one of the plugin's interceptors, and keeps it the last one registered on `manager`:
+ * axios runs request interceptors in the reverse of the order they were added and response
+ * interceptors in that order, and has no priority, so the instance's `use` is wrapped until
+ * eject. The request interceptor so runs first, whatever was installed after the plugin (a cache
+ * that answers a hit finds the call begun, and takes it out of the plugin's hands, as in the other
+ * install order); the give-up reporter runs last (a call that axios-auth-refresh's interceptor
+ * saves is never reported as given up).
  */
-function keepLast(manager: ResponseManager, onRejected: (error: unknown) => never): { remove(): void } {
-  const use = manager.use;
-  let id = use.call(manager, undefined, onRejected);
-  const wrapped: ResponseManager['use'] = function (this: ResponseManager, ...args) {
+function keepRegisteredLast<M extends RequestManager | ResponseManager>(
+  manager: M,
+  register: () => number,
+): { remove(): void } {
+  const use = manager.use as (...args: unknown[]) => number;
+  let id = register();
+  const wrapped = function (this: M, ...args: unknown[]): number {
     const theirs = use.apply(manager, args);
     manager.eject(id);
-    id = use.call(manager, undefined, onRejected);
+    id = register();
     return theirs;
   };
   Object.defineProperty(manager, 'use', { value: wrapped, configurable: true, writable: true });

@@ -21,7 +21,6 @@ import type { StopReason } from '../types';
  * | no response and no code (unknown failure) | retry                                   | retry               | stop: non-idempotent     |
  * | response cut off mid-body                 | retry                                   | retry               | stop: non-idempotent     |
  * | cancelled                                 | stop: aborted                           | stop: aborted       | stop: aborted            |
- * | stream body (already consumed)            | stop: not-retryable                     | stop: not-retryable | stop: not-retryable      |
  */
 
 /** Methods whose repetition leaves the server as one request would (RFC 9110 §9.2.2). */
@@ -169,7 +168,5 @@ export function classify(facts: AttemptFacts, options: Pick<ResolvedOptions, 'st
     // charge twice. Only a key the server dedupes lets it tell a repeat from a new request.
     return { retry: false, stopReason: 'non-idempotent', reason };
   }
-  if (isStream(facts.data))
-    return { retry: false, stopReason: 'not-retryable', reason: 'stream body already consumed' };
   return { retry: true, reason };
 }

@@ -28,6 +28,13 @@ export const DEFAULT_ERROR_CODES: readonly string[] = [
   'ERR_NETWORK',
 ];
 
+/**
+ * The clock when none is injected: `Date.now` read at each call, not captured, so fake timers
+ * installed after the plugin was made (jest, vitest, sinon replace `Date.now` on the global) are
+ * honoured as they are by a plugin made after them.
+ */
+export const systemClock = (): number => Date.now();
+
 export const DEFAULTS = {
   retries: 5,
   baseDelayMs: 500,
@@ -49,6 +56,8 @@ export const DEFAULTS = {
   },
   hedge: false,
   attemptHeader: false,
+  /** 8 MiB: a typical upload kept for a retry; bigger ones are streamed once (or given a `body` factory). */
+  replay: { maxBytes: 8 * 1024 * 1024 },
   /** The fields of `hedge: { delayMs }` when hedging is on. */
   hedgeFields: { maxHedges: 1, minDelayMs: 5, fallbackDelayMs: 100 },
   /** The header `attemptHeader: true` names. */

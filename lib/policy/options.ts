@@ -1,5 +1,5 @@
 import type { GiveUpEvent, JitterStrategy, RetryEvent, RetryPluginOptions, RetryRequestOptions } from '../types';
-import { DEFAULT_ERROR_CODES, DEFAULT_STATUS_CODES, DEFAULTS, MAX_TIMER_MS } from './defaults';
+import { DEFAULT_ERROR_CODES, DEFAULT_STATUS_CODES, DEFAULTS, MAX_TIMER_MS, systemClock } from './defaults';
 import { resolveBreaker, resolveBudget } from './guard-options';
 import type { ResolvedBreakerOptions, ResolvedBudget } from './guard-options';
 import { resolveKeys } from './key-options';
@@ -34,9 +34,13 @@ export interface ResolvedOptions extends KeySettings {
   random: () => number;
   /** Header that tells the server the attempt number, or `false` for none. */
   attemptHeader: string | false;
+  /** The most bytes of a stream body kept for a retry. */
+  replayMaxBytes: number;
+  /** Makes each retry's body afresh (per request only). */
+  body: (() => unknown) | undefined;
   /**
    * Nothing runs around a first attempt but the send: no `beforeAttempt`, hedge, deadline,
-   * `shouldRetry` or attempt header (the engine's short way for most calls).
+   * `shouldRetry`, attempt header or body factory (the engine's short way for most calls).
    */
   plain: boolean;
 }
@@ -78,6 +82,8 @@ const CALL_FIELDS = new Set([
   'onHedge',
   'random',
   'attemptHeader',
+  'replay',
+  'body',
 ]);
 const PLUGIN_FIELDS = new Set([...CALL_FIELDS, 'budget', 'breaker', 'onCircuitStateChange', 'now']);
 const PERCENTILES: Record<string, number> = { p50: 0.5, p90: 0.9, p95: 0.95, p99: 0.99 };
@@ -186,6 +192,29 @@ function hedgeOptions(where: string, value: unknown, fallback: false | ResolvedH
   };
 }
 
+const REPLAY_FIELDS = new Set(Object.keys(DEFAULTS.replay));
+
+function replayBound(where: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!isPlainObject(value))
+    fail(where, 'replay', `must be an object such as { maxBytes: 8388608 }, got ${shown(value)}`);
+  checkKnown(`${where}replay.`, value, REPLAY_FIELDS);
+  const maxBytes = own(value, 'maxBytes');
+  if (maxBytes === undefined) return fallback;
+  if (typeof maxBytes !== 'number' || !Number.isSafeInteger(maxBytes) || maxBytes < 1) {
+    fail(where, 'replay.maxBytes', `must be a positive whole number of bytes, got ${shown(maxBytes)}`);
+  }
+  return maxBytes;
+}
+
+/** The body factory: per request only (one body for every call of a plugin would make no sense). */
+function bodyFactory(where: string, value: unknown, base: ResolvedOptions | undefined): (() => unknown) | undefined {
+  if (value === undefined) return undefined;
+  if (base === undefined)
+    fail(where, 'body', "can be set only per request, in config.retry (it makes one call's body)");
+  return fn<(() => unknown) | undefined>(where, 'body', value, undefined);
+}
+
 function attemptHeader(where: string, value: unknown, fallback: string | false): string | false {
   if (value === undefined) return fallback;
   if (value === false) return false;
@@ -216,13 +245,16 @@ export function resolveCallOptions(input: Input, base: ResolvedOptions | undefin
     onHedge: hook('onHedge'),
     random: fn(where, 'random', own(input, 'random'), base?.random ?? Math.random),
     attemptHeader: attemptHeader(where, own(input, 'attemptHeader'), base?.attemptHeader ?? DEFAULTS.attemptHeader),
+    replayMaxBytes: replayBound(where, own(input, 'replay'), base?.replayMaxBytes ?? DEFAULTS.replay.maxBytes),
+    body: bodyFactory(where, own(input, 'body'), base),
   };
   const plain =
     resolved.beforeAttempt === undefined &&
     resolved.hedge === false &&
     resolved.deadlineMs === undefined &&
     resolved.shouldRetry === undefined &&
-    resolved.attemptHeader === false;
+    resolved.attemptHeader === false &&
+    resolved.body === undefined;
   return { ...resolved, plain };
 }
 
@@ -236,7 +268,7 @@ export function resolvePluginOptions(options: RetryPluginOptions | undefined): R
     budget: resolveBudget(own(input, 'budget')),
     breaker: resolveBreaker(own(input, 'breaker')),
     onCircuitStateChange: fn('', 'onCircuitStateChange', own(input, 'onCircuitStateChange'), undefined),
-    now: fn('', 'now', own(input, 'now'), Date.now),
+    now: fn('', 'now', own(input, 'now'), systemClock),
   };
 }
 

@@ -12,7 +12,8 @@ export type StopReason =
   | 'non-idempotent'
   | 'circuit-open'
   | 'hook-failed'
-  | 'cors-suspected';
+  | 'cors-suspected'
+  | 'body-not-replayable';
 
 /** What the plugin did for one logical call; found on `response.config` and `error.config`. */
 export interface RetryState {

@@ -248,13 +248,22 @@ export interface RetryPluginOptions {
    */
   attemptHeader?: boolean | string;
   /**
+   * Stream bodies (a file, a `form-data` upload, `postForm` in Node) are kept as they are sent, up
+   * to `maxBytes` per call in flight, so a failed attempt can be sent again byte for byte. A stream
+   * past the bound is sent once, unchanged; if that attempt fails, the call stops with
+   * `'body-not-replayable'`. For bigger uploads give the request a `body` factory instead. Memory:
+   * at most `maxBytes` per call with a stream body, held until the call ends.
+   * @default { maxBytes: 8388608 }
+   */
+  replay?: { maxBytes?: number };
+  /**
    * Source of randomness in [0, 1), for backoff jitter (not for idempotency keys).
    * @default Math.random
    */
   random?: () => number;
   /**
    * Clock in ms, for the deadline. Inject one in tests.
-   * @default Date.now
+   * @default `Date.now`, read when a call runs (fake timers installed after the plugin was made are honoured)
    */
   now?: () => number;
 }
@@ -273,4 +282,14 @@ export interface RetryRequestOptions extends Omit<
    * @default the plugin's `idempotencyKey` setting
    */
   idempotencyKey?: string | false | IdempotencyKeyOptions;
+  /**
+   * Makes the body of each retry afresh, so an upload of any size can be retried without the plugin
+   * keeping it: `body: () => fs.createReadStream(path)`. The first attempt sends the request's own
+   * data; each retry sends what this returns (a string, Buffer, ArrayBuffer, typed array, Blob,
+   * FormData, URLSearchParams or stream, as an adapter takes it: `transformRequest` does not run
+   * again). May return a promise. If it throws, or returns something else, the call fails with that
+   * error (stop reason `'hook-failed'`), and nothing more is sent.
+   * @default undefined
+   */
+  body?: () => unknown;
 }
