@@ -101,7 +101,7 @@ export async function sendRetried(
   options: DifferentialOptions = {},
 ): Promise<{ status: number; requests: WireRequest[] }> {
   const http = axios.create(instanceDefaults(server, options));
-  const plugin = retryPlugin({ random: () => 0, budget: false, breaker: false, ...options.plugin });
+  const plugin = retryPlugin({ random: () => 0, ...options.plugin });
   plugin.install(http);
   const start = server.requests.length;
   server.handle((_request, res, index) => {

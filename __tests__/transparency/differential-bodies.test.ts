@@ -144,6 +144,25 @@ const COMMON: BodyCase[] = [
   },
 ];
 
+/**
+ * A web ReadableStream: what only the fetch adapter sends. axios's http adapter refuses it in plain
+ * axios too ("Data after transformation must be …", checked below).
+ */
+const WEB_STREAM: BodyCase = {
+  name: 'a web ReadableStream',
+  make: () => (http, c) => {
+    const chunks = [bytes(2000, 3), bytes(500, 4)];
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        const next = chunks.shift();
+        if (next === undefined) controller.close();
+        else controller.enqueue(new Uint8Array(next));
+      },
+    });
+    return http.post('/b', stream, { ...c, headers: { 'Content-Type': 'application/octet-stream' } });
+  },
+};
+
 /** A native FormData with string, Blob and File parts; `headers` are the call's own. */
 function nativeForm(headers: Record<string, string>): Call {
   const form = new FormData();
@@ -215,6 +234,7 @@ const TABLES: Record<NodeAdapter, BodyCase[]> = {
       parts: 4,
       make: () => nativeForm({ 'Content-Type': 'multipart/form-data' }),
     },
+    WEB_STREAM,
   ],
 };
 
@@ -259,5 +279,14 @@ describe('what plain axios cannot send over the fetch adapter in Node (why the f
     const before = server.requests.length;
     await nativeForm({})(bare, {});
     expect(server.requests[before]!.headers['content-type']).toBe('application/x-www-form-urlencoded');
+  });
+});
+
+describe('what plain axios cannot send over the http adapter (why the http table leaves it out)', () => {
+  test('a web ReadableStream: refused before anything is sent', async () => {
+    const bare = axios.create({ baseURL: server.url, adapter: 'http' });
+    const before = server.requests.length;
+    await expect(WEB_STREAM.make()(bare, {})).rejects.toThrow(/Data after transformation must be/);
+    expect(server.requests).toHaveLength(before);
   });
 });
