@@ -29,7 +29,8 @@ export function packageDir(): string {
 }
 
 export type Bundler = 'vite' | 'esbuild';
-export type Variant = 'app' | 'bare';
+/** `differential`: the app of differential.test.ts (bodies built in the page). */
+export type Variant = 'app' | 'bare' | 'differential';
 
 export interface Sizes {
   raw: number;

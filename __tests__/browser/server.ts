@@ -41,6 +41,8 @@ export interface Seen {
   method: string;
   path: string;
   headers: IncomingMessage['headers'];
+  /** The body exactly as it arrived (chunked framing removed by Node, nothing else). */
+  body: Buffer;
   /** ms since the server started. */
   at: number;
 }
@@ -117,11 +119,11 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
     }
   };
 
-  const handleApi = (req: IncomingMessage, res: ServerResponse, path: string): void => {
+  const handleApi = (req: IncomingMessage, res: ServerResponse, path: string, body: Buffer): void => {
     const method = req.method ?? 'GET';
     const list = seen.get(path) ?? [];
     seen.set(path, list);
-    list.push({ method, path, headers: req.headers, at: Date.now() - t0 });
+    list.push({ method, path, headers: req.headers, body, at: Date.now() - t0 });
 
     if (method === 'OPTIONS' && cors !== undefined) {
       const headers: Record<string, string> = {
@@ -186,9 +188,10 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     if (options.keepAlive === false) res.setHeader('connection', 'close');
     // Read the whole body first, so a reset happens after the request has fully arrived.
-    req.resume();
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      if (path.startsWith('/api/')) handleApi(req, res, path);
+      if (path.startsWith('/api/')) handleApi(req, res, path, Buffer.concat(chunks));
       else void serveStatic(req, res);
     });
   });

@@ -5,7 +5,7 @@
  * part and its boundary is written as `<boundary>` in the headers; every other body byte for byte.
  */
 import axios from 'axios';
-import type { AxiosInstance, CreateAxiosDefaults } from 'axios';
+import type { AxiosInstance, AxiosRequestConfig, CreateAxiosDefaults } from 'axios';
 import { retryPlugin } from '../../lib';
 import type { RetryPluginOptions } from '../../lib';
 import { boundaryOf, parseMultipart } from './multipart';
@@ -38,7 +38,26 @@ export function received(request: WireRequest): Received {
   return { method: request.method, url: request.url, headers, body, key };
 }
 
-export type Call = (http: AxiosInstance) => Promise<unknown>;
+/** One call; `config` (the per-request `retry` of a retried call) goes into the call's own config. */
+export type Call = (http: AxiosInstance, config: AxiosRequestConfig) => Promise<unknown>;
+
+/** axios's two Node adapters. */
+export type NodeAdapter = 'http' | 'fetch';
+
+export interface DifferentialOptions {
+  defaults?: CreateAxiosDefaults;
+  plugin?: RetryPluginOptions;
+  /** The adapter of both instances; absent: axios's own choice (http in Node). */
+  adapter?: NodeAdapter;
+}
+
+function instanceDefaults(server: WireServer, options: DifferentialOptions): CreateAxiosDefaults {
+  return {
+    baseURL: server.url,
+    ...(options.adapter === undefined ? {} : { adapter: options.adapter }),
+    ...options.defaults,
+  };
+}
 
 /**
  * Sends `call` twice, once per instance (each made with `defaults`), and returns what the server
@@ -48,22 +67,52 @@ export type Call = (http: AxiosInstance) => Promise<unknown>;
 export async function sendBoth(
   server: WireServer,
   make: () => Call,
-  options: { defaults?: CreateAxiosDefaults; plugin?: RetryPluginOptions } = {},
+  options: DifferentialOptions = {},
 ): Promise<{ plain: Received; plugin: Received; pluginRequests: WireRequest[] }> {
-  const defaults = { baseURL: server.url, ...options.defaults };
+  const defaults = instanceDefaults(server, options);
   const bare = axios.create(defaults);
   const before = server.requests.length;
-  await make()(bare);
+  await make()(bare, {});
   const plain = received(server.requests[before]!);
   const http = axios.create(defaults);
   const plugin = retryPlugin({ random: () => 0, ...options.plugin });
   plugin.install(http);
   try {
     const start = server.requests.length;
-    await make()(http);
+    await make()(http, {});
     const pluginRequests = server.requests.slice(start);
     return { plain, plugin: received(pluginRequests[0]!), pluginRequests };
   } finally {
+    await plugin.close();
+  }
+}
+
+/** The key a retried call pins (a caller's key: retried whatever the method, and the same on every attempt). */
+export const RETRY_KEY = 'k-1';
+
+/**
+ * Sends `make`'s call once through an instance with the plugin while the server answers its first
+ * attempt 503 and the next 200, with `retry: { idempotencyKey: RETRY_KEY }` in the call's config.
+ * Returns the requests the server received for that call, in order (two when the retry worked).
+ */
+export async function sendRetried(
+  server: WireServer,
+  make: () => Call,
+  options: DifferentialOptions = {},
+): Promise<{ status: number; requests: WireRequest[] }> {
+  const http = axios.create(instanceDefaults(server, options));
+  const plugin = retryPlugin({ random: () => 0, ...options.plugin });
+  plugin.install(http);
+  const start = server.requests.length;
+  server.handle((_request, res, index) => {
+    if (index === start) res.writeHead(503, { 'content-type': 'text/plain' }).end('busy');
+    else res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+  });
+  try {
+    const response = (await make()(http, { retry: { idempotencyKey: RETRY_KEY } })) as { status: number };
+    return { status: response.status, requests: server.requests.slice(start) };
+  } finally {
+    server.handle((_request, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('ok'));
     await plugin.close();
   }
 }

@@ -1,4 +1,4 @@
-import { getAdapter } from 'axios';
+import axios, { getAdapter } from 'axios';
 import type { AxiosAdapter, InternalAxiosRequestConfig } from 'axios';
 import { isStream } from '../policy/classify';
 import { recorderFor } from './recording';
@@ -59,16 +59,21 @@ function axiosHttpAdapter(): AxiosAdapter | null {
 
 const BOUNDARY_ALPHABET = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_';
 
+const BOUNDARY_TAG = 'axios-resilience-boundary-';
+
 /**
  * A boundary for axios's http adapter to use on every attempt. It reads a caller's boundary with
- * `/boundary=([-_\w\d]{10,70})/`, so the boundary holds only those characters (no dots).
+ * `/boundary=([-_\w\d]{10,70})/`, so the boundary holds only those characters (no dots). It is as
+ * long as the one axios draws (`axios-<VERSION>-boundary-` and 25 characters): the body, and so its
+ * Content-Length, is then as long as plain axios's (a longer boundary made it 4 bytes longer per part).
  */
 function pinnedBoundary(): string {
-  const bytes = new Uint8Array(25);
+  const axiosLength = `axios-${axios.VERSION}-boundary-`.length + 25;
+  const bytes = new Uint8Array(Math.max(20, axiosLength - BOUNDARY_TAG.length));
   globalThis.crypto.getRandomValues(bytes);
   let tail = '';
   for (const byte of bytes) tail += BOUNDARY_ALPHABET[byte % BOUNDARY_ALPHABET.length];
-  return `axios-resilience-boundary-${tail}`;
+  return BOUNDARY_TAG + tail;
 }
 
 /** The bytes a form holds, roughly (strings and Blob sizes): whether encoding it once fits the bound. */
