@@ -40,12 +40,14 @@ export class BreakerGate {
    * the breaker will not let it out (nothing is sent).
    */
   pass(work: () => Promise<AxiosResponse>, refused: () => Promise<AxiosResponse>): Promise<AxiosResponse> {
-    const breaker = this.guard?.breaker;
-    if (breaker === undefined || this.counted) return work();
-    if (breaker.closed) {
+    const guard = this.guard;
+    if (guard === undefined || this.counted) return work();
+    // A key that has never failed has no opossum breaker yet: closed.
+    if (guard.closed) {
       this.counted = true;
       return work();
     }
+    const breaker = guard.breaker;
     // Half-open with a fleet: one probe for all processes, not one each.
     if (breaker.halfOpen && this.registry!.shared !== undefined) {
       return this.registry!.acquireProbe(this.key).then((mine) =>
@@ -57,13 +59,13 @@ export class BreakerGate {
 
   /** The breaker would refuse a retry now (other calls opened it): waiting would only hold the caller. */
   get refusing(): boolean {
-    const breaker = this.guard?.breaker;
+    const breaker = this.guard?.existing;
     return breaker !== undefined && !this.probe && isRejecting(breaker);
   }
 
   /** No breaker, or a closed one: a hedged copy may go out. */
   get closed(): boolean {
-    return this.guard?.breaker.closed ?? true;
+    return this.guard?.closed ?? true;
   }
 
   /** The call's answer: counted as a success, once, by a breaker the call did not fire. */

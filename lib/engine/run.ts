@@ -24,13 +24,12 @@ export function runCall(
     // A key from a user's generator that is no valid header value, or a breaker.key() that throws.
     return Promise.reject(error);
   }
-  const breaker = context.guard?.breaker;
   const { options } = context;
   if (
     options.plain &&
     !context.corsSensitive &&
     !needsPreparing(config.data, options.retries) &&
-    (breaker?.closed ?? true)
+    (context.guard?.closed ?? true)
   ) {
     return firstAttempt(context);
   }

@@ -1,0 +1,78 @@
+import { BUDGET_SLOTS, RetryBudget } from './budget';
+import type { RetryBudgetLike, RetryBudgetState } from '../types';
+
+/** The settings of one origin's budget (a per-origin budget never has a store). */
+export interface OriginBudgetSettings {
+  ratio: number;
+  minPerSecond: number;
+  windowMs: number;
+}
+
+/**
+ * One origin's retry budget, made only when the origin first needs a retry (or someone reads its
+ * state). A fan-out that sends each call to a new host would otherwise build a whole `RetryBudget`
+ * per call, for origins that never retry.
+ *
+ * The ratio needs every first attempt of the window, including those before the first retry, so
+ * until then first attempts are kept as a count per slot of the budget's ring: pairs of (slot,
+ * count), at most one window of them. When the budget is made they are deposited into it at their
+ * own slots (its clock is pointed at each slot in turn), so it holds exactly what a budget made on
+ * the first call would hold: same refusals, same `state()`.
+ */
+export class OriginBudget implements RetryBudgetLike {
+  private made: RetryBudget | undefined;
+  /** First attempts before the budget exists: pairs of (absolute slot, count), oldest first. */
+  private early: number[] | undefined;
+  /** While early deposits are handed over: the time the budget's clock reads. */
+  private replayAt: number | undefined;
+
+  constructor(
+    private readonly settings: OriginBudgetSettings,
+    private readonly now: () => number,
+  ) {}
+
+  deposit(): void {
+    if (this.made !== undefined) return this.made.deposit();
+    const slot = Math.floor(this.now() / (this.settings.windowMs / BUDGET_SLOTS));
+    const early = (this.early ??= []);
+    const last = early.length - 2;
+    if (last >= 0 && early[last] === slot) early[last + 1]! += 1;
+    else {
+      // Slots older than the window would expire at once: keep at most one window of them.
+      if (early.length >= 2 * BUDGET_SLOTS) early.splice(0, 2);
+      early.push(slot, 1);
+    }
+  }
+
+  tryWithdraw(): boolean | Promise<boolean> {
+    return this.budget().tryWithdraw();
+  }
+
+  refund(): void {
+    this.budget().refund();
+  }
+
+  state(): RetryBudgetState {
+    return this.budget().state();
+  }
+
+  flush(): Promise<void> {
+    return this.made?.flush() ?? Promise.resolve();
+  }
+
+  private budget(): RetryBudget {
+    if (this.made !== undefined) return this.made;
+    const budget = new RetryBudget({ ...this.settings, now: () => this.replayAt ?? this.now() });
+    const early = this.early;
+    this.early = undefined;
+    const slotMs = this.settings.windowMs / BUDGET_SLOTS;
+    for (let i = 0; early !== undefined && i < early.length; i += 2) {
+      // The middle of the slot, so float rounding cannot put it in a neighbour.
+      this.replayAt = (early[i]! + 0.5) * slotMs;
+      for (let n = early[i + 1]!; n > 0; n--) budget.deposit();
+    }
+    this.replayAt = undefined;
+    this.made = budget;
+    return budget;
+  }
+}
