@@ -27,9 +27,9 @@ export function runCall(
   const { options } = context;
   if (
     options.plain &&
-    !context.corsSensitive &&
+    !context.route.corsSensitive &&
     !needsPreparing(config.data, options.retries) &&
-    (context.guard?.closed ?? true)
+    (context.route.guard?.closed ?? true)
   ) {
     return firstAttempt(context);
   }
@@ -43,9 +43,9 @@ export function runCall(
  * the loop's `send` does for a first attempt.)
  */
 function firstAttempt(context: CallContext): Promise<AxiosResponse> {
-  const guard = context.guard;
+  const { guard, budget } = context.route;
   const retry = (error: unknown): Promise<AxiosResponse> => continueAfter(context, { error }, guard !== undefined);
-  context.budget?.deposit();
+  budget?.deposit();
   context.state.attempts = 1;
   let sent: Promise<AxiosResponse>;
   try {
