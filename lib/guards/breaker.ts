@@ -2,6 +2,7 @@ import CircuitBreaker from 'opossum';
 import type { AxiosResponse } from 'axios';
 import type { ResolvedBreakerOptions } from '../policy/options';
 import { BoundedMap } from './origins';
+import { SlotCounts } from './slot-counts';
 import type { BreakerSync, CircuitBreakerView, CircuitState, CircuitStateChange } from '../types';
 
 /**
@@ -43,8 +44,8 @@ export class Guard {
   bucket: CircuitBreaker.Bucket | undefined;
   /** Someone listens to `fire` or `success`: successes are emitted, not only counted. */
   observed = false;
-  /** Successes before the breaker exists: pairs of (rotation turn, count), oldest first. */
-  private early: number[] | undefined;
+  /** Successes before the breaker exists, per turn of the rolling window. */
+  private early: SlotCounts | undefined;
 
   constructor(
     private readonly maker: BreakerMaker,
@@ -72,17 +73,9 @@ export class Guard {
     return response;
   };
 
-  /** Counts a success while there is no breaker: one more in the current turn's pair. */
+  /** Counts a success while there is no breaker, in the current turn of the window. */
   countEarly(): void {
-    const turn = this.maker.turn;
-    const early = (this.early ??= []);
-    const last = early.length - 2;
-    if (last >= 0 && early[last] === turn) early[last + 1]! += 1;
-    else {
-      // Pairs older than the window would never be read: keep at most one window of them.
-      if (early.length >= 2 * this.maker.buckets) early.splice(0, 2);
-      early.push(turn, 1);
-    }
+    (this.early ??= new SlotCounts(this.maker.buckets)).add(this.maker.turn);
   }
 
   private make(): OriginBreaker {
@@ -90,14 +83,14 @@ export class Guard {
     this.made = breaker;
     this.options = options;
     const window = breaker.status.window;
-    const early = this.early;
+    // window[0] is the current turn's bucket, window[n] the one n turns back.
+    this.early?.forEach((turn, count) => {
+      const bucket = window[this.maker.turn - turn];
+      if (bucket === undefined) return; // older than the window
+      bucket.fires += count;
+      bucket.successes += count;
+    });
     this.early = undefined;
-    for (let i = 0; early !== undefined && i < early.length; i += 2) {
-      const bucket = window[this.maker.turn - early[i]!];
-      if (bucket === undefined) continue; // older than the window
-      bucket.fires += early[i + 1]!;
-      bucket.successes += early[i + 1]!;
-    }
     this.bucket = window[0]!;
     return breaker;
   }

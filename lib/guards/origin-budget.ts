@@ -1,4 +1,5 @@
 import { BUDGET_SLOTS, RetryBudget } from './budget';
+import { SlotCounts } from './slot-counts';
 import type { RetryBudgetLike, RetryBudgetState } from '../types';
 
 /** The settings of one origin's budget (a per-origin budget never has a store). */
@@ -14,15 +15,15 @@ export interface OriginBudgetSettings {
  * per call, for origins that never retry.
  *
  * The ratio needs every first attempt of the window, including those before the first retry, so
- * until then first attempts are kept as a count per slot of the budget's ring: pairs of (slot,
- * count), at most one window of them. When the budget is made they are deposited into it at their
+ * until then first attempts are kept as a count per slot of the budget's ring (`SlotCounts`, one
+ * window of them). When the budget is made they are deposited into it at their
  * own slots (its clock is pointed at each slot in turn), so it holds exactly what a budget made on
  * the first call would hold: same refusals, same `state()`.
  */
 export class OriginBudget implements RetryBudgetLike {
   private made: RetryBudget | undefined;
-  /** First attempts before the budget exists: pairs of (absolute slot, count), oldest first. */
-  private early: number[] | undefined;
+  /** First attempts before the budget exists, per slot of its ring (absolute: time ÷ slot length). */
+  private early: SlotCounts | undefined;
   /** While early deposits are handed over: the time the budget's clock reads. */
   private replayAt: number | undefined;
 
@@ -34,14 +35,7 @@ export class OriginBudget implements RetryBudgetLike {
   deposit(): void {
     if (this.made !== undefined) return this.made.deposit();
     const slot = Math.floor(this.now() / (this.settings.windowMs / BUDGET_SLOTS));
-    const early = (this.early ??= []);
-    const last = early.length - 2;
-    if (last >= 0 && early[last] === slot) early[last + 1]! += 1;
-    else {
-      // Slots older than the window would expire at once: keep at most one window of them.
-      if (early.length >= 2 * BUDGET_SLOTS) early.splice(0, 2);
-      early.push(slot, 1);
-    }
+    (this.early ??= new SlotCounts(BUDGET_SLOTS)).add(slot);
   }
 
   tryWithdraw(): boolean | Promise<boolean> {
@@ -63,14 +57,13 @@ export class OriginBudget implements RetryBudgetLike {
   private budget(): RetryBudget {
     if (this.made !== undefined) return this.made;
     const budget = new RetryBudget({ ...this.settings, now: () => this.replayAt ?? this.now() });
-    const early = this.early;
-    this.early = undefined;
     const slotMs = this.settings.windowMs / BUDGET_SLOTS;
-    for (let i = 0; early !== undefined && i < early.length; i += 2) {
+    this.early?.forEach((slot, count) => {
       // The middle of the slot, so float rounding cannot put it in a neighbour.
-      this.replayAt = (early[i]! + 0.5) * slotMs;
-      for (let n = early[i + 1]!; n > 0; n--) budget.deposit();
-    }
+      this.replayAt = (slot + 0.5) * slotMs;
+      for (let n = count; n > 0; n--) budget.deposit();
+    });
+    this.early = undefined;
     this.replayAt = undefined;
     this.made = budget;
     return budget;
