@@ -2,7 +2,7 @@ import axios from 'axios';
 import nock from 'nock';
 import { retryPlugin } from '../../lib';
 import type { CircuitStateChange } from '../../lib';
-import { realTick, rejection } from '../support/helpers';
+import { fake, realTick, rejection, scriptedAdapter } from '../support/helpers';
 import { script, useNock } from '../support/nock-helpers';
 
 // An origin's opossum breaker is made on its first failed call and its budget on its first retry
@@ -82,4 +82,42 @@ test("an origin's budget read before any retry reports its first attempts", asyn
   for (let i = 0; i < 4; i++) await client.get(`${A}/r`);
   expect(plugin.budget(A)!.state()).toMatchObject({ requests: 4, retries: 0, granted: 0, refused: 0 });
   await plugin.close();
+});
+
+describe('successes counted before the breaker exists keep their place in the rolling window', () => {
+  afterEach(() => jest.useRealTimers());
+
+  /** 9 successes, `later` ms of fake time, then failed calls until the breaker opens; how many it took. */
+  async function failuresToOpen(later: number): Promise<number> {
+    fake();
+    const ok = scriptedAdapter([200]);
+    const down = scriptedAdapter([503]);
+    let opened = false;
+    const plugin = retryPlugin({
+      retries: 0,
+      budget: false,
+      breaker: { volumeThreshold: 5, rollingCountTimeout: 10_000, rollingCountBuckets: 10 },
+      onCircuitStateChange: ({ state }) => void (opened ||= state === 'open'),
+    });
+    const client = axios.create();
+    plugin.install(client);
+    for (let i = 0; i < 9; i++) await client.get(`${A}/r`, { adapter: ok.adapter });
+    await jest.advanceTimersByTimeAsync(later);
+    let failures = 0;
+    while (!opened && failures < 20) {
+      failures++;
+      await rejection(client.get(`${A}/r`, { adapter: down.adapter }));
+      await realTick();
+    }
+    await plugin.close();
+    return failures;
+  }
+
+  test('9.5 s later (9 turns of a 10 s window) they still count: it opens at the 10th failure', async () => {
+    expect(await failuresToOpen(9_500)).toBe(10);
+  });
+
+  test('10.5 s later they have left the window: it opens at the 5th failure (the volume threshold)', async () => {
+    expect(await failuresToOpen(10_500)).toBe(5);
+  });
 });

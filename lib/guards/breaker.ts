@@ -75,7 +75,9 @@ export class Guard {
 
   /** Counts a success while there is no breaker, in the current turn of the window. */
   countEarly(): void {
-    (this.early ??= new SlotCounts(this.maker.buckets)).add(this.maker.turn);
+    const turn = this.maker.turn;
+    if (this.early === undefined) this.early = new SlotCounts(this.maker.buckets, turn);
+    else this.early.add(turn);
   }
 
   private make(): OriginBreaker {

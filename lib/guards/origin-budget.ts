@@ -35,7 +35,8 @@ export class OriginBudget implements RetryBudgetLike {
   deposit(): void {
     if (this.made !== undefined) return this.made.deposit();
     const slot = Math.floor(this.now() / (this.settings.windowMs / BUDGET_SLOTS));
-    (this.early ??= new SlotCounts(BUDGET_SLOTS)).add(slot);
+    if (this.early === undefined) this.early = new SlotCounts(BUDGET_SLOTS, slot);
+    else this.early.add(slot);
   }
 
   tryWithdraw(): boolean | Promise<boolean> {
