@@ -9,11 +9,13 @@ import { CircuitOpenError, RetryBudget, retryPlugin } from '../../lib';
 import type { CircuitStateChange } from '../../lib';
 import { redisBreakerSync, redisBudgetStore } from '../../lib/redis';
 import { connect, ready, sharedRedis, startRedis } from './redis';
+import type { RedisTarget } from './redis';
 
-let redisPort: number;
+// One Redis, or a Redis Cluster when REDIS_CLUSTER_PORTS names one: the same tests hold on both.
+let redisTarget: RedisTarget;
 let stopRedis: () => Promise<void>;
 beforeAll(async () => {
-  ({ port: redisPort, stop: stopRedis } = await sharedRedis());
+  ({ target: redisTarget, stop: stopRedis } = await sharedRedis());
 });
 afterAll(async () => stopRedis());
 
@@ -80,7 +82,7 @@ describe('a retry budget shared through Redis', () => {
     const server = await origin(() => 503);
     try {
       const results = await fleet(WORKERS, {
-        redisPort,
+        redisTarget,
         url: server.url,
         calls: CALLS,
         shared: true,
@@ -99,7 +101,7 @@ describe('a retry budget shared through Redis', () => {
   test('the same fleet with per-process budgets gets a floor each: eight floors', async () => {
     const server = await origin(() => 503);
     try {
-      await fleet(WORKERS, { redisPort, url: server.url, calls: CALLS, shared: false, prefix: prefix() });
+      await fleet(WORKERS, { redisTarget, url: server.url, calls: CALLS, shared: false, prefix: prefix() });
       const retries = server.received() - FIRST_ATTEMPTS;
       figures.perProcessRetries = retries;
       // Each process: 0.1 × 30 + 10 = 13 retries; eight of them.
@@ -113,7 +115,7 @@ describe('a retry budget shared through Redis', () => {
 describe('breaker state shared through Redis', () => {
   test('when another process opens its breaker, this one opens within the propagation bound and sends nothing', async () => {
     const server = await origin(() => 503);
-    const redis = connect(redisPort);
+    const redis = connect(redisTarget);
     await ready(redis);
     const changes: Array<CircuitStateChange & { at: number }> = [];
     const channelPrefix = prefix();
@@ -134,7 +136,7 @@ describe('breaker state shared through Redis', () => {
         const { redisBreakerSync } = require(${JSON.stringify(path.join(__dirname, '../../lib/redis'))});
         const { connect, ready } = require(${JSON.stringify(path.join(__dirname, 'redis.ts'))});
         (async () => {
-          const redis = connect(${redisPort});
+          const redis = connect(${JSON.stringify(redisTarget)});
           await ready(redis);
           let openedAt = 0;
           const plugin = retryPlugin({ retries: 0, budget: false,
@@ -181,7 +183,7 @@ describe('breaker state shared through Redis', () => {
     const channelPrefix = prefix();
     const members = await Promise.all(
       [0, 1].map(async () => {
-        const redis = connect(redisPort);
+        const redis = connect(redisTarget);
         await ready(redis);
         const states: string[] = [];
         const plugin = retryPlugin({

@@ -1,7 +1,17 @@
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
-import Redis from 'ioredis';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import Redis, { Cluster } from 'ioredis';
+
+/**
+ * Where the fleet tests keep their shared state: one Redis (`{ port }`) or the masters of a Redis
+ * Cluster (`{ cluster: ports }`). Plain JSON, so a worker process is handed it on its command line.
+ */
+export type RedisTarget = { port: number } | { cluster: number[] };
 
 /** A free TCP port on 127.0.0.1 (bound, read and released). */
 export async function freePort(): Promise<number> {
@@ -35,12 +45,27 @@ export interface RedisServer {
   kill(): Promise<void>;
 }
 
-/** Starts a throwaway redis-server (no persistence) on `port` and waits until it answers. */
-export async function startRedis(port?: number): Promise<RedisServer> {
+/**
+ * Starts a throwaway redis-server (no persistence) on `port` and waits until it answers. `extra`:
+ * more arguments (a cluster node's).
+ */
+export async function startRedis(port?: number, extra: string[] = []): Promise<RedisServer> {
   const chosen = port ?? (await freePort());
   const child: ChildProcess = spawn(
     'redis-server',
-    ['--port', String(chosen), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'no'],
+    [
+      '--port',
+      String(chosen),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--protected-mode',
+      'no',
+      ...extra,
+    ],
     { stdio: 'ignore' },
   );
   const failed = new Promise<never>((_resolve, reject) => {
@@ -62,28 +87,118 @@ export async function startRedis(port?: number): Promise<RedisServer> {
   };
 }
 
-/** The Redis CI started (REDIS_PORT), or a throwaway one for a local run. */
-export async function sharedRedis(): Promise<{ port: number; stop: () => Promise<void> }> {
+/** Ports of the cluster CI started (`REDIS_CLUSTER_PORTS=p1,p2,p3`), if any. */
+function clusterPortsFromEnv(): number[] | undefined {
+  const ports = (process.env.REDIS_CLUSTER_PORTS ?? '').split(',').filter(Boolean).map(Number);
+  return ports.length > 0 && ports.every((p) => Number.isInteger(p) && p > 0) ? ports : undefined;
+}
+
+/**
+ * What the fleet suite runs against: the cluster CI started (REDIS_CLUSTER_PORTS), else the Redis
+ * CI started (REDIS_PORT), else a throwaway Redis for a local run.
+ */
+export async function sharedRedis(): Promise<{ target: RedisTarget; stop: () => Promise<void> }> {
+  const cluster = clusterPortsFromEnv();
+  if (cluster !== undefined) return { target: { cluster }, stop: async () => undefined };
   const fromCi = Number(process.env.REDIS_PORT);
-  if (Number.isInteger(fromCi) && fromCi > 0) return { port: fromCi, stop: async () => undefined };
+  if (Number.isInteger(fromCi) && fromCi > 0) return { target: { port: fromCi }, stop: async () => undefined };
   const server = await startRedis();
-  return { port: server.port, stop: server.kill };
+  return { target: { port: server.port }, stop: server.kill };
+}
+
+export interface RedisCluster {
+  ports: number[];
+  /** Stops one node (SIGKILL) and starts it again on its port with its cluster config: a restart. */
+  restart(port: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const run = promisify(execFile);
+
+/** Waits until every node says `cluster_state:ok`. */
+export async function clusterOk(ports: number[], timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const states = await Promise.all(
+      ports.map((p) =>
+        run('redis-cli', ['-p', String(p), 'cluster', 'info']).then(
+          (r) => r.stdout,
+          () => '',
+        ),
+      ),
+    );
+    if (states.every((s) => s.includes('cluster_state:ok'))) return;
+    if (Date.now() > deadline) throw new Error(`cluster on ${ports.join(',')} not ok within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/**
+ * Starts a throwaway 3-master Redis Cluster (no replicas, no persistence but each node's cluster
+ * config file) and waits until it serves every slot.
+ */
+export async function startCluster(): Promise<RedisCluster> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'axios-resilience-cluster-'));
+  const ports = [await freePort(), await freePort(), await freePort()];
+  const nodeArgs = (port: number) => [
+    '--cluster-enabled',
+    'yes',
+    '--cluster-config-file',
+    path.join(dir, `nodes-${port}.conf`),
+    '--cluster-node-timeout',
+    '2000',
+    '--dir',
+    dir,
+  ];
+  const servers = new Map<number, RedisServer>();
+  for (const port of ports) servers.set(port, await startRedis(port, nodeArgs(port)));
+  await run('redis-cli', [
+    '--cluster',
+    'create',
+    ...ports.map((p) => `127.0.0.1:${p}`),
+    '--cluster-replicas',
+    '0',
+    '--cluster-yes',
+  ]);
+  await clusterOk(ports);
+  return {
+    ports,
+    async restart(port) {
+      await servers.get(port)!.kill();
+      servers.set(port, await startRedis(port, nodeArgs(port)));
+      await clusterOk(ports);
+    },
+    async stop() {
+      await Promise.all([...servers.values()].map((s) => s.kill()));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The cluster CI started (REDIS_CLUSTER_PORTS), or a throwaway one. */
+export async function sharedCluster(): Promise<{ ports: number[]; stop: () => Promise<void> }> {
+  const fromCi = clusterPortsFromEnv();
+  if (fromCi !== undefined) return { ports: fromCi, stop: async () => undefined };
+  const cluster = await startCluster();
+  return { ports: cluster.ports, stop: () => cluster.stop() };
 }
 
 /** An ioredis client tuned for tests: fails fast while disconnected, reconnects quickly. */
-export function connect(port: number): Redis {
-  const client = new Redis({
-    port,
-    host: '127.0.0.1',
-    maxRetriesPerRequest: 1,
-    enableOfflineQueue: false,
-    retryStrategy: () => 100,
-  });
+export function connect(target: RedisTarget | number): Redis | Cluster {
+  const resolved = typeof target === 'number' ? { port: target } : target;
+  const redisOptions = { maxRetriesPerRequest: 1, enableOfflineQueue: false, retryStrategy: () => 100 };
+  const client =
+    'cluster' in resolved
+      ? new Cluster(
+          resolved.cluster.map((port) => ({ host: '127.0.0.1', port })),
+          { enableOfflineQueue: false, redisOptions, clusterRetryStrategy: () => 100 },
+        )
+      : new Redis({ port: resolved.port, host: '127.0.0.1', ...redisOptions });
   client.on('error', () => undefined);
   return client;
 }
 
-export async function ready(client: Redis): Promise<void> {
+export async function ready(client: Redis | Cluster): Promise<void> {
   if (client.status === 'ready') return;
   await new Promise<void>((resolve) => client.once('ready', () => resolve()));
 }

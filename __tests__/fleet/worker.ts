@@ -6,9 +6,10 @@ import http from 'node:http';
 import { RetryBudget, retryPlugin } from '../../lib';
 import { redisBudgetStore } from '../../lib/redis';
 import { connect, ready } from './redis';
+import type { RedisTarget } from './redis';
 
 interface Job {
-  redisPort: number;
+  redisTarget: RedisTarget;
   url: string;
   calls: number;
   shared: boolean;
@@ -17,7 +18,7 @@ interface Job {
 
 async function main(): Promise<void> {
   const job = JSON.parse(process.argv[2]!) as Job;
-  const redis = connect(job.redisPort);
+  const redis = connect(job.redisTarget);
   await ready(redis);
   const budget = new RetryBudget({
     ratio: 0.1,

@@ -45,4 +45,28 @@ describe('BoundedMap', () => {
     expect([...map.keys()]).toEqual(['a', 'c']);
     expect(map.get('a')).toBe(1);
   });
+
+  test('evicts in least-recently-used order over a long mix of new keys, touches and evictions', () => {
+    // A model: an array in LRU order. The map keeps one iterator between evictions; this pins that
+    // it still finds the oldest key after touches, evictions and a clear.
+    const limit = 5;
+    const evicted: string[] = [];
+    const expected: string[] = [];
+    const map = new BoundedMap<number>(limit, (_v, key) => evicted.push(key));
+    let model: string[] = [];
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    for (let i = 0; i < 2000; i++) {
+      if (i === 1000) {
+        map.clear();
+        model = [];
+      }
+      const key = `k${Math.floor(next() * 12)}`;
+      map.getOrCreate(key, () => i);
+      model = model.filter((k) => k !== key).concat(key);
+      if (model.length > limit) expected.push(model.shift()!);
+    }
+    expect(evicted).toEqual(expected);
+    expect([...map.keys()]).toEqual(model);
+  });
 });

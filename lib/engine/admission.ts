@@ -9,7 +9,7 @@ export class RetryToken {
   /** A token is held for a retry not sent yet. */
   private held = false;
 
-  constructor(private readonly budget: RetryBudgetLike | undefined) {}
+  constructor(private budget: RetryBudgetLike | undefined) {}
 
   /** Takes a token for the next retry; `false` when the budget is spent. A call without a budget always may. */
   async take(): Promise<boolean> {
@@ -22,6 +22,17 @@ export class RetryToken {
   /** The retry it was taken for is being sent. */
   spend(): void {
     this.held = false;
+  }
+
+  /**
+   * The call moved to another origin: a token held for the retry goes back to the budget it came
+   * from and is taken from `budget`, the new origin's; `false` when that one is spent.
+   */
+  async moveTo(budget: RetryBudgetLike | undefined): Promise<boolean> {
+    const held = this.held;
+    this.giveBack();
+    this.budget = budget;
+    return held ? this.take() : true;
   }
 
   /** The call ended before the retry was sent: the token goes back. */

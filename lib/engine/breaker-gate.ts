@@ -25,6 +25,8 @@ export class BreakerGate {
   private settled = false;
   /** This call is the breaker's half-open probe: its retries may go out though the breaker is not closed. */
   private probe = false;
+  /** A fired call: ends what opossum judges with a failure, when the call moves to another origin first. */
+  private leave: ((failure: unknown) => void) | undefined;
 
   /** `counted`: the call began under a closed breaker before reaching the gate (the short first attempt). */
   constructor(
@@ -40,12 +42,14 @@ export class BreakerGate {
    * the breaker will not let it out (nothing is sent).
    */
   pass(work: () => Promise<AxiosResponse>, refused: () => Promise<AxiosResponse>): Promise<AxiosResponse> {
-    const breaker = this.guard?.breaker;
-    if (breaker === undefined || this.counted) return work();
-    if (breaker.closed) {
+    const guard = this.guard;
+    if (guard === undefined || this.counted) return work();
+    // A key that has never failed has no opossum breaker yet: closed.
+    if (guard.closed) {
       this.counted = true;
       return work();
     }
+    const breaker = guard.breaker;
     // Half-open with a fleet: one probe for all processes, not one each.
     if (breaker.halfOpen && this.registry!.shared !== undefined) {
       return this.registry!.acquireProbe(this.key).then((mine) =>
@@ -57,13 +61,36 @@ export class BreakerGate {
 
   /** The breaker would refuse a retry now (other calls opened it): waiting would only hold the caller. */
   get refusing(): boolean {
-    const breaker = this.guard?.breaker;
+    const breaker = this.guard?.existing;
     return breaker !== undefined && !this.probe && isRejecting(breaker);
   }
 
   /** No breaker, or a closed one: a hedged copy may go out. */
   get closed(): boolean {
-    return this.guard?.breaker.closed ?? true;
+    return this.guard?.closed ?? true;
+  }
+
+  /**
+   * The call arrives from another origin (a hook moved it): it may go on only under a closed
+   * breaker, or none, which then counts it like any call that began there.
+   */
+  enter(): boolean {
+    if (!(this.guard?.closed ?? true)) return false;
+    this.counted = true;
+    return true;
+  }
+
+  /**
+   * The call moves to another origin: this breaker counts it as ended here, failed with `failure`
+   * (the last attempt's), or not at all when no attempt was sent here.
+   */
+  left(failure: unknown): void {
+    const leave = this.leave;
+    this.leave = undefined;
+    this.probe = false;
+    if (leave !== undefined) return leave(failure);
+    if (failure === undefined) this.settled = true;
+    else this.failed(failure);
   }
 
   /** The call's answer: counted as a success, once, by a breaker the call did not fire. */
@@ -80,28 +107,44 @@ export class BreakerGate {
     countFailure(this.guard, this.isDownstreamFailure, error);
   }
 
+  /**
+   * Runs the call inside opossum's `fire`. opossum judges the promise `run` hands it: the call's
+   * outcome, or the failure it left with if a hook moves it elsewhere first. The caller gets the
+   * call's own outcome either way.
+   */
   private fire(
     breaker: OriginBreaker,
     work: () => Promise<AxiosResponse>,
     refused: () => Promise<AxiosResponse>,
   ): Promise<AxiosResponse> {
-    const call: GuardedCall = {
-      run: () => {
-        this.probe = breaker.halfOpen;
-        return work();
-      },
-      isDownstreamFailure: this.isDownstreamFailure,
-    };
-    return breaker.fire(call).then(undefined, (error: unknown) => {
-      const code = opossumCode(error);
-      // Open: opossum refused (and counted it in stats.rejects); nothing was sent.
-      if (code === 'EOPENBREAKER') return refused();
-      // Evicted (past maxOrigins) or the plugin closed: send unguarded.
-      if (code === 'ESHUTDOWN') {
-        this.guard = undefined;
-        return work();
-      }
-      throw error;
+    return new Promise<AxiosResponse>((resolve, reject) => {
+      let ran = false;
+      const call: GuardedCall = {
+        run: () => {
+          ran = true;
+          this.probe = breaker.halfOpen;
+          const outcome = work();
+          outcome.then(resolve, reject);
+          return new Promise<AxiosResponse>((judged, failed) => {
+            this.leave = failed;
+            outcome.then(judged, failed);
+          });
+        },
+        isDownstreamFailure: this.isDownstreamFailure,
+      };
+      breaker.fire(call).catch((error: unknown) => {
+        // The call ran: the caller has its outcome already.
+        if (ran) return;
+        const code = opossumCode(error);
+        // Open: opossum refused (and counted it in stats.rejects); nothing was sent.
+        if (code === 'EOPENBREAKER') return refused().then(resolve, reject);
+        // Evicted (past maxOrigins) or the plugin closed: send unguarded.
+        if (code === 'ESHUTDOWN') {
+          this.guard = undefined;
+          return work().then(resolve, reject);
+        }
+        reject(error);
+      });
     });
   }
 }

@@ -10,15 +10,20 @@ import { BreakerGate } from './breaker-gate';
 import type { Call, CallState } from './call';
 import type { CallContext, Shared } from './context';
 import { Deadline } from './deadline';
+import { destination, routeTo } from './route';
+import type { Route } from './route';
 
 /** What one attempt ended in: the response axios's adapter resolved with, or the failure. */
 export type Attempt = { response: AxiosResponse; error?: undefined } | { error: unknown; response?: undefined };
 
+/** Why a call could not follow a hook to another origin. */
+export type MoveRefused = 'budget-exhausted' | 'circuit-open';
+
 /**
  * One call on its way through the attempt loop: what it works with (fixed when it reached the
- * adapter) and the little it remembers between attempts. Each rule's state has its owner: the
- * deadline, the breaker gate, the retry token; the loop itself keeps only the last attempt and
- * the backoff's memory.
+ * adapter, but for its route, which follows the call to another origin) and the little it remembers
+ * between attempts. Each rule's state has its owner: the deadline, the breaker gate, the retry
+ * token; the loop itself keeps only the last attempt and the backoff's memory.
  */
 export class CallRun {
   readonly config: InternalAxiosRequestConfig;
@@ -31,11 +36,11 @@ export class CallRun {
   readonly options: ResolvedOptions;
   /** Upper-case method. */
   readonly method: string;
-  readonly origin: string;
-  readonly budget: RetryBudgetLike | undefined;
-  readonly corsSensitive: boolean;
+  /** Where the attempts go now, and the guards that count them there. */
+  route: Route;
   readonly deadline: Deadline;
-  readonly gate: BreakerGate;
+  /** The call's passage through the breaker of its route. */
+  gate: BreakerGate;
   readonly token: RetryToken;
   readonly body: BodyPlan;
   /** The attempt being retried: a failure, or a response `shouldRetry` asked to retry. */
@@ -55,18 +60,10 @@ export class CallRun {
     this.closers = context.shared.closers;
     this.options = context.options;
     this.method = context.method;
-    this.origin = context.origin;
-    this.budget = context.budget;
-    this.corsSensitive = context.corsSensitive;
+    this.route = context.route;
     this.deadline = new Deadline(context.options.deadlineMs, context.startedAt, context.shared.now);
-    this.gate = new BreakerGate(
-      context.guard,
-      context.shared.breakers,
-      context.breakerKey,
-      (error) => this.isDownstreamFailure(error),
-      counted,
-    );
-    this.token = new RetryToken(context.budget);
+    this.gate = this.gateFor(context.route, counted);
+    this.token = new RetryToken(context.route.budget);
     this.body = new BodyPlan(context.config, context.options.replayMaxBytes, context.options.body);
     this.previousDelayMs = context.options.baseDelayMs;
     // A caller's own key on a method the plugin does not key (a GET, a PUT) matters only now that
@@ -78,6 +75,46 @@ export class CallRun {
         this.call.deduped = true;
       }
     }
+  }
+
+  get origin(): string {
+    return this.route.origin;
+  }
+
+  get budget(): RetryBudgetLike | undefined {
+    return this.route.budget;
+  }
+
+  get corsSensitive(): boolean {
+    return this.route.corsSensitive;
+  }
+
+  /**
+   * Follows a hook that sent the call to another origin (changed `config.url` or `baseURL`), before
+   * an attempt: the origin it leaves counts the call as ended there (its breaker, with the last
+   * failure), and the new origin's guards take it on: the retry's token comes from its budget, and
+   * its breaker must be closed (a call moved to an origin whose breaker is open, or half-open with
+   * its probe out, stops with `circuit-open`). Throws when `breaker.key()` does.
+   */
+  async follow(): Promise<MoveRefused | undefined> {
+    const origin = destination(this.config);
+    if (origin === this.route.origin) return undefined;
+    const route = routeTo(origin, this.config, this.shared, this.state, this.options);
+    this.gate.left(this.lastError ?? this.failure);
+    this.route = route;
+    this.gate = this.gateFor(route, false);
+    if (!(await this.token.moveTo(route.budget))) return 'budget-exhausted';
+    return this.gate.enter() ? undefined : 'circuit-open';
+  }
+
+  private gateFor(route: Route, counted: boolean): BreakerGate {
+    return new BreakerGate(
+      route.guard,
+      this.shared.breakers,
+      route.breakerKey,
+      (error) => this.isDownstreamFailure(error),
+      counted,
+    );
   }
 
   /** What the last attempt ended in: the response being retried, or the error. */

@@ -1,12 +1,13 @@
 import type { AxiosAdapter, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
-import type { BreakerRegistry, Guard } from '../guards/breaker';
+import type { BreakerRegistry } from '../guards/breaker';
 import type { CorsEvidence } from '../guards/cors';
 import { attachKey, keysCall } from '../policy/idempotency';
 import type { ResolvedOptions } from '../policy/options';
-import { originOf } from '../policy/origin';
 import type { RetryBudgetLike } from '../types';
 import type { Call, CallState } from './call';
 import type { LatencyWindow } from './hedge';
+import { destination, routeTo } from './route';
+import type { Route } from './route';
 
 /** What the calls of one plugin share (made once by `retryPlugin()`). */
 export interface Shared {
@@ -36,12 +37,8 @@ export interface CallContext {
   readonly options: ResolvedOptions;
   /** Upper-case method. */
   readonly method: string;
-  readonly origin: string;
-  readonly budget: RetryBudgetLike | undefined;
-  readonly guard: Guard | undefined;
-  readonly breakerKey: string;
-  /** In a browser, cross-origin, with the plugin's headers: an ERR_NETWORK may be a CORS refusal. */
-  readonly corsSensitive: boolean;
+  /** Where the first attempt goes, and its budget and breaker there. */
+  readonly route: Route;
   /** When the call began (the plugin's clock), or 0 for a call without a deadline: no other rule reads it. */
   readonly startedAt: number;
 }
@@ -74,7 +71,7 @@ export function contextOf(
 ): CallContext {
   const options = call.options;
   const method = methodOf(config);
-  const origin = originOf(config.url, config.baseURL);
+  const origin = destination(config);
   // A call the plugin does not key (a GET) is looked at for a key of the caller's only if it fails.
   if (keysCall(method, options, call.staleKey)) {
     const key = attachKey(config.headers, method, options, call.staleKey);
@@ -84,7 +81,6 @@ export function contextOf(
       call.deduped = !key.generated || dedupedAt(options, origin);
     }
   }
-  const breakerKey = shared.breakerKey === undefined ? origin : shared.breakerKey(config, origin);
   // One object literal: it is made whole, where a class instance would be built field by field.
   return {
     config,
@@ -94,11 +90,7 @@ export function contextOf(
     shared,
     options,
     method,
-    origin,
-    budget: shared.budgetFor(origin),
-    guard: shared.breakers?.for(breakerKey),
-    breakerKey,
-    corsSensitive: shared.cors.applies(origin, state, options),
+    route: routeTo(origin, config, shared, state, options),
     startedAt: options.deadlineMs === undefined ? 0 : shared.now(),
   };
 }

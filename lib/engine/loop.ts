@@ -4,7 +4,7 @@ import type { Decision } from '../policy/classify';
 import { parseRetryAfter } from '../policy/retry-after';
 import { releaseBody } from './body';
 import { CallRun } from './call-run';
-import type { Attempt } from './call-run';
+import type { Attempt, MoveRefused } from './call-run';
 import type { CallContext } from './context';
 import { dispatch } from './context';
 import { hedgeable, hedgedSend } from './hedge';
@@ -81,6 +81,8 @@ async function send(run: CallRun): Promise<Attempt | { end: Outcome }> {
     const ended = await runHook(() => hook(config, info), run, info.timeLeftMs);
     if (ended.how !== 'done') return { end: interrupted(run, ended, () => run.deadline.error(config)) };
   }
+  const moved = await follow(run);
+  if (moved !== undefined) return { end: moved };
   const attemptConfig = run.deadline.clip(config);
   if (attemptConfig === undefined) return { end: stop(run, 'deadline', run.failure ?? run.deadline.error(config)) };
   // Each call that is really sent counts as one request for the budget.
@@ -102,6 +104,22 @@ async function send(run: CallRun): Promise<Attempt | { end: Outcome }> {
     (response) => ({ response }),
     (error: unknown) => ({ error }),
   );
+}
+
+/** Accounts the attempt to the origin a hook sent it to, if it moved (`CallRun.follow`); ends the call if that origin's guards refuse. */
+async function follow(run: CallRun): Promise<Outcome | undefined> {
+  // Only a hook can have moved it.
+  if (run.options.onRetry === undefined && run.options.beforeAttempt === undefined) return undefined;
+  let refused: MoveRefused | undefined;
+  try {
+    refused = await run.follow();
+  } catch (error) {
+    // breaker.key() threw for the new origin.
+    run.state.hookError = error;
+    return { error, stopReason: 'hook-failed' };
+  }
+  if (refused === undefined) return undefined;
+  return refused === 'circuit-open' ? circuitOpen(run) : stop(run, refused);
 }
 
 /** Plans the retry a decision allows: the plan's guards, then a budget token, then `onRetry`. */

@@ -24,13 +24,12 @@ export function runCall(
     // A key from a user's generator that is no valid header value, or a breaker.key() that throws.
     return Promise.reject(error);
   }
-  const breaker = context.guard?.breaker;
   const { options } = context;
   if (
     options.plain &&
-    !context.corsSensitive &&
+    !context.route.corsSensitive &&
     !needsPreparing(config.data, options.retries) &&
-    (breaker?.closed ?? true)
+    (context.route.guard?.closed ?? true)
   ) {
     return firstAttempt(context);
   }
@@ -44,9 +43,9 @@ export function runCall(
  * the loop's `send` does for a first attempt.)
  */
 function firstAttempt(context: CallContext): Promise<AxiosResponse> {
-  const guard = context.guard;
+  const { guard, budget } = context.route;
   const retry = (error: unknown): Promise<AxiosResponse> => continueAfter(context, { error }, guard !== undefined);
-  context.budget?.deposit();
+  budget?.deposit();
   context.state.attempts = 1;
   let sent: Promise<AxiosResponse>;
   try {

@@ -2,6 +2,7 @@ import CircuitBreaker from 'opossum';
 import type { AxiosResponse } from 'axios';
 import type { ResolvedBreakerOptions } from '../policy/options';
 import { BoundedMap } from './origins';
+import { SlotCounts } from './slot-counts';
 import type { BreakerSync, CircuitBreakerView, CircuitState, CircuitStateChange } from '../types';
 
 /**
@@ -24,22 +25,84 @@ const run = (call: GuardedCall): Promise<AxiosResponse> => call.run();
 const notDownstream = (error: unknown, call: GuardedCall): boolean => !call.isDownstreamFailure(error);
 
 /**
- * A breaker, the rolling-window bucket it counts into now, and whether anyone but opossum listens
- * to its per-call events. Calls that run under a **closed** breaker skip `fire`'s per-call
- * machinery (an arguments copy, a semaphore, a wrapping promise, two clock reads, a latency sample):
- * each call runs, and its outcome is counted when it ends, so calls in flight do not dilute the
- * failure rate. See `countSuccess` and `countFailure`.
+ * A key's breaker, made only once a call under that key has failed, and its counting state. Calls
+ * that run under a **closed** breaker skip `fire`'s per-call machinery (an arguments copy, a
+ * semaphore, a wrapping promise, two clock reads, a latency sample): each call runs, and its outcome
+ * is counted when it ends, so calls in flight do not dilute the failure rate. See `countSuccess`
+ * and `countFailure`.
+ *
+ * Until a key's first failure there is no opossum breaker at all (building one costs tens of µs,
+ * which a fan-out to a new host on every call pays on every call): its successes are kept as a
+ * count per turn of the shared rolling window, and handed to the breaker's window, bucket by bucket,
+ * when it is made. So the breaker opens exactly where one made on the first call would have.
  */
-export interface Guard {
-  readonly breaker: OriginBreaker;
-  /** The options object opossum reads its open-state wait from at every `open`. */
-  readonly options: CircuitBreaker.Options;
-  /** `breaker.status.window[0]`, re-read after every rotation. */
-  bucket: CircuitBreaker.Bucket;
+export class Guard {
+  private made: OriginBreaker | undefined;
+  /** The options object opossum reads its open-state wait from at every `open` (once made). */
+  options: CircuitBreaker.Options | undefined;
+  /** `breaker.status.window[0]`, re-read after every rotation (once made). */
+  bucket: CircuitBreaker.Bucket | undefined;
   /** Someone listens to `fire` or `success`: successes are emitted, not only counted. */
-  observed: boolean;
-  /** Counts a successful call (`countSuccess`) and hands its response on: a `then` callback made once per breaker. */
-  readonly succeed: (response: AxiosResponse) => AxiosResponse;
+  observed = false;
+  /** Successes before the breaker exists, per turn of the rolling window. */
+  private early: SlotCounts | undefined;
+
+  constructor(
+    private readonly maker: BreakerMaker,
+    readonly key: string,
+  ) {}
+
+  /** The breaker, made on first use (a failure, a probe, a state from the fleet, the accessor). */
+  get breaker(): OriginBreaker {
+    return this.made ?? this.make();
+  }
+
+  /** The breaker if it exists: none means closed, with nothing but successes counted. */
+  get existing(): OriginBreaker | undefined {
+    return this.made;
+  }
+
+  /** No breaker yet, or a closed one. */
+  get closed(): boolean {
+    return this.made?.closed ?? true;
+  }
+
+  /** Counts a successful call (`countSuccess`) and hands its response on: a `then` callback made once per key. */
+  readonly succeed = (response: AxiosResponse): AxiosResponse => {
+    countSuccess(this, response);
+    return response;
+  };
+
+  /** Counts a success while there is no breaker, in the current turn of the window. */
+  countEarly(): void {
+    const turn = this.maker.turn;
+    if (this.early === undefined) this.early = new SlotCounts(this.maker.buckets, turn);
+    else this.early.add(turn);
+  }
+
+  private make(): OriginBreaker {
+    const { breaker, options } = this.maker.make(this);
+    this.made = breaker;
+    this.options = options;
+    const window = breaker.status.window;
+    // window[0] is the current turn's bucket, window[n] the one n turns back.
+    this.early?.forEach((turn, count) => {
+      const bucket = window[this.maker.turn - turn];
+      if (bucket === undefined) return; // older than the window
+      bucket.fires += count;
+      bucket.successes += count;
+    });
+    this.early = undefined;
+    this.bucket = window[0]!;
+    return breaker;
+  }
+}
+
+/** What a `Guard` needs from its registry: the rotation's turn, the window's size, and a breaker. */
+interface BreakerMaker {
+  readonly turn: number;
+  readonly buckets: number;
+  make(guard: Guard): { breaker: OriginBreaker; options: CircuitBreaker.Options };
 }
 
 const NO_ARGS: unknown[] = [];
@@ -57,10 +120,14 @@ type EventEmitterLike = { on(event: 'newListener', listener: (event: string | sy
  * the window even with percentiles off (~1 MB per 100 000 calls within the window).
  */
 function countSuccess(guard: Guard, response: AxiosResponse): void {
-  const breaker = guard.breaker;
+  const breaker = guard.existing;
+  if (breaker === undefined) {
+    guard.countEarly();
+    return;
+  }
   if (!guard.observed && breaker.closed) {
-    guard.bucket.fires += 1;
-    guard.bucket.successes += 1;
+    guard.bucket!.fires += 1;
+    guard.bucket!.successes += 1;
     return;
   }
   breaker.emit('fire', NO_ARGS);
@@ -114,6 +181,10 @@ class Rotation {
  */
 export class BreakerRegistry {
   private readonly rotation = new Rotation();
+  /** How many times the rolling windows have turned: dates the successes of keys without a breaker. */
+  turn = 0;
+  /** Buckets per rolling window. */
+  readonly buckets: number;
   private interval: ReturnType<typeof setInterval> | undefined;
   private readonly entries: BoundedMap<Guard>;
   private readonly opossumOptions: CircuitBreaker.Options;
@@ -128,6 +199,7 @@ export class BreakerRegistry {
     private readonly random: () => number,
   ) {
     this.shared = options.shared;
+    this.buckets = options.rollingCountBuckets;
     this.opossumOptions = {
       errorThresholdPercentage: options.errorThresholdPercentage,
       volumeThreshold: options.volumeThreshold,
@@ -139,15 +211,16 @@ export class BreakerRegistry {
       rotateBucketController: this.rotation as unknown as CircuitBreaker.Options['rotateBucketController'],
       enableSnapshots: false,
     };
-    this.entries = new BoundedMap(options.maxOrigins, (entry) => entry.breaker.shutdown());
+    this.entries = new BoundedMap(options.maxOrigins, (entry) => entry.existing?.shutdown());
     this.shared?.start((key, state, waitMs) => {
       const entry = this.for(key);
       this.applyingRemote = true;
       try {
         if (state === 'open') {
           // The fleet backs off together: the announcer's wait, or ours.
-          if (waitMs !== undefined) entry.options.resetTimeout = Math.min(waitMs, this.options.maxResetTimeout);
-          entry.breaker.open();
+          const breaker = entry.breaker;
+          if (waitMs !== undefined) entry.options!.resetTimeout = Math.min(waitMs, this.options.maxResetTimeout);
+          breaker.open();
         } else entry.breaker.close();
       } finally {
         this.applyingRemote = false;
@@ -158,27 +231,30 @@ export class BreakerRegistry {
   /** Claims the fleet's one half-open probe for `key`. */
   acquireProbe(key: string): Promise<boolean> {
     if (this.shared === undefined) return Promise.resolve(true);
-    return this.shared.acquireProbe(key, this.for(key).options.resetTimeout ?? this.options.resetTimeout);
+    return this.shared.acquireProbe(key, this.for(key).options?.resetTimeout ?? this.options.resetTimeout);
   }
 
-  /** How many breakers exist now. */
+  /** How many keys are tracked now (with a breaker or, until their first failure, a count of successes). */
   get size(): number {
     return this.entries.size;
   }
 
-  /** The breaker for `key` with its counting state, made on first use. */
+  /** The counting state for `key`, made on first use (its breaker on first failure). */
   for(key: string): Guard {
     return this.entries.getOrCreate(key, this.create);
   }
 
-  /** The breaker for `key` if one exists (for events and stats; see `plugin.breaker()`). */
+  /**
+   * The breaker for `key` if any call has used that key (for events and stats; see
+   * `plugin.breaker()`): made now if the key has only succeeded so far, holding those successes.
+   */
   peek(key: string): CircuitBreakerView | undefined {
     return this.entries.get(key)?.breaker as CircuitBreakerView | undefined;
   }
 
   /** Shuts every breaker down, stops the shared interval and stops listening to the fleet. */
   async close(): Promise<void> {
-    for (const entry of this.entries.values()) entry.breaker.shutdown();
+    for (const entry of this.entries.values()) entry.existing?.shutdown();
     this.entries.clear();
     if (this.interval !== undefined) clearInterval(this.interval);
     this.interval = undefined;
@@ -194,8 +270,12 @@ export class BreakerRegistry {
 
   /** Turns every breaker's window by one bucket, then points each guard at its new bucket. */
   private rotate(): void {
+    this.turn += 1;
     this.rotation.emit();
-    for (const entry of this.entries.values()) entry.bucket = entry.breaker.status.window[0]!;
+    for (const entry of this.entries.values()) {
+      const breaker = entry.existing;
+      if (breaker !== undefined) entry.bucket = breaker.status.window[0]!;
+    }
   }
 
   private readonly create = (key: string): Guard => {
@@ -205,18 +285,14 @@ export class BreakerRegistry {
       this.interval = setInterval(() => this.rotate(), every);
       this.interval.unref?.();
     }
+    return new Guard(this, key);
+  };
+
+  /** Builds `entry`'s opossum breaker, with the listeners that back off its wait and report its state. */
+  make(entry: Guard): { breaker: OriginBreaker; options: CircuitBreaker.Options } {
+    const key = entry.key;
     const options: CircuitBreaker.Options = { ...this.opossumOptions, name: key, resetTimeout: this.openWait(0) };
     const breaker: OriginBreaker = new CircuitBreaker(run, options);
-    const entry: Guard = {
-      breaker,
-      options,
-      bucket: breaker.status.window[0]!,
-      observed: false,
-      succeed: (response) => {
-        countSuccess(entry, response);
-        return response;
-      },
-    };
     // opossum's own listeners are in place already; any added from now on is someone else's.
     (breaker as unknown as EventEmitterLike).on('newListener', (event: string | symbol) => {
       if (event === 'fire' || event === 'success') entry.observed = true;
@@ -245,6 +321,6 @@ export class BreakerRegistry {
       breaker.on('open', announce('open'));
       breaker.on('close', announce('closed'));
     }
-    return entry;
-  };
+    return { breaker, options };
+  }
 }

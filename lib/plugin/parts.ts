@@ -1,8 +1,8 @@
 import type { Shared } from '../engine/context';
 import { LatencyWindow } from '../engine/hedge';
 import { BreakerRegistry } from '../guards/breaker';
-import { RetryBudget } from '../guards/budget';
 import { CorsEvidence } from '../guards/cors';
+import { OriginBudget } from '../guards/origin-budget';
 import { BoundedMap } from '../guards/origins';
 import type { ResolvedPluginOptions } from '../policy/options';
 
@@ -11,17 +11,21 @@ const LATENCY_ORIGINS = 1000;
 
 /**
  * What the calls of one plugin share, made once by `retryPlugin()`: the budgets (one shared
- * `RetryBudget`, or one per origin, made on first use), the breakers, the hedge latencies, the
+ * `RetryBudget`, or one per origin, made on first use and built whole on its first retry), the breakers, the hedge latencies, the
  * CORS evidence, the clock and the closers of pending waits.
  */
 export function sharedParts(resolved: ResolvedPluginOptions): {
   shared: Shared;
-  budgets: BoundedMap<RetryBudget> | undefined;
+  budgets: BoundedMap<OriginBudget> | undefined;
 } {
   const budgetSetting = resolved.budget;
   const perOrigin = budgetSetting !== false && 'perOrigin' in budgetSetting ? budgetSetting.perOrigin : undefined;
-  const budgets = perOrigin === undefined ? undefined : new BoundedMap<RetryBudget>(perOrigin.maxOrigins);
-  const makeBudget = (): RetryBudget => new RetryBudget({ ...perOrigin, now: resolved.now });
+  const budgets = perOrigin === undefined ? undefined : new BoundedMap<OriginBudget>(perOrigin.maxOrigins);
+  const makeBudget = (): OriginBudget =>
+    new OriginBudget(
+      { ratio: perOrigin!.ratio, minPerSecond: perOrigin!.minPerSecond, windowMs: perOrigin!.windowMs },
+      resolved.now,
+    );
   const breaker = resolved.breaker;
   const key = breaker === false ? undefined : breaker.key;
   const latencies = new BoundedMap<LatencyWindow>(LATENCY_ORIGINS);

@@ -28,13 +28,15 @@ export interface RetryPlugin {
   close(): Promise<void>;
   /**
    * The retry budget calls to `url`'s origin draw from (the shared one when a `RetryBudget` was
-   * given), or `undefined` when budgets are off or that origin has not been called yet.
+   * given), or `undefined` when budgets are off or that origin has not been called yet. An origin's
+   * own budget is made whole on its first retry or on this read, holding the window's first attempts.
    */
   budget(url: string): RetryBudgetLike | undefined;
   /**
    * The opossum breaker with key `keyOrUrl` (a `breaker.key` result), or else the one guarding that
    * URL's origin, for its events (`open`, `halfOpen`, `close`, `failure`, `reject`, …) and `stats`;
-   * `undefined` when breakers are off or it has not been used yet.
+   * `undefined` when breakers are off or it has not been used yet. A key that has only succeeded
+   * has no opossum breaker until its first failure: this read makes it, closed, with its successes.
    */
   breaker(keyOrUrl: string): CircuitBreakerView | undefined;
 }

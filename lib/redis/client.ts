@@ -1,12 +1,15 @@
+import { createHash } from 'node:crypto';
+
 /**
  * The few Redis commands fleet mode uses, as ioredis (^5) spells them. Typed structurally so this
- * package never imports ioredis: the caller passes in the client it already has.
+ * package never imports ioredis: the caller passes in the client it already has, a `Redis` or a
+ * `Redis.Cluster`.
  */
 export interface RedisClient {
   /** ioredis connection state; `'ready'` when commands will be answered. */
   readonly status?: string;
-  script(subcommand: 'LOAD', script: string): Promise<unknown>;
   evalsha(sha: string, numberOfKeys: number, ...args: Array<string | number>): Promise<unknown>;
+  eval(script: string, numberOfKeys: number, ...args: Array<string | number>): Promise<unknown>;
   set(key: string, value: string, px: 'PX', ms: number, nx: 'NX'): Promise<unknown>;
   set(key: string, value: string, px: 'PX', ms: number): Promise<unknown>;
   del(key: string): Promise<unknown>;
@@ -25,30 +28,34 @@ export interface RedisSubscriber {
   disconnect(): void;
 }
 
-/** Runs a Lua script by `EVALSHA`, loading it once (and again after a Redis restart forgets it). */
+/**
+ * Runs a Lua script by `EVALSHA`, and by `EVAL` on the node that answers `NOSCRIPT`.
+ *
+ * The script is never loaded with `SCRIPT LOAD`: on a Redis Cluster that command goes to one node
+ * while `EVALSHA` goes to the node that owns the key, so a loaded script is still unknown where it
+ * runs. `EVAL` both runs the script and caches it on the node that ran it, so the first call on each
+ * node (and the first after a restart, a failover or a `SCRIPT FLUSH`) costs one round trip more,
+ * and the next calls there find it. The SHA-1 is Redis's own name for the script, computed here.
+ *
+ * A script that touches several keys must name them all in `keys`, with one `{hash tag}` so that a
+ * cluster keeps them in one slot.
+ */
 export class Script {
-  private sha: Promise<string> | undefined;
+  private readonly sha: string;
 
   constructor(
     private readonly client: RedisClient,
     private readonly lua: string,
-  ) {}
+  ) {
+    this.sha = createHash('sha1').update(lua).digest('hex');
+  }
 
   async run(keys: string[], args: Array<string | number>): Promise<unknown> {
     try {
-      return await this.client.evalsha(await this.load(), keys.length, ...keys, ...args);
+      return await this.client.evalsha(this.sha, keys.length, ...keys, ...args);
     } catch (error) {
-      if (!String((error as Error)?.message).includes('NOSCRIPT')) {
-        this.sha = undefined;
-        throw error;
-      }
-      this.sha = undefined;
-      return this.client.evalsha(await this.load(), keys.length, ...keys, ...args);
+      if (!String((error as Error | undefined)?.message).includes('NOSCRIPT')) throw error;
+      return this.client.eval(this.lua, keys.length, ...keys, ...args);
     }
-  }
-
-  private load(): Promise<string> {
-    this.sha ??= this.client.script('LOAD', this.lua).then(String);
-    return this.sha;
   }
 }

@@ -1,0 +1,54 @@
+import type { InternalAxiosRequestConfig } from 'axios';
+import type { BreakerRegistry, Guard } from '../guards/breaker';
+import type { CorsEvidence } from '../guards/cors';
+import { originOf } from '../policy/origin';
+import type { ResolvedOptions } from '../policy/options';
+import type { RetryBudgetLike, RetryState } from '../types';
+
+/**
+ * The origin-scoped parts of a call: where its attempts go, and the guards that count them there.
+ * A call gets one when it reaches the adapter and a new one whenever a hook (`onRetry`,
+ * `beforeAttempt`) sends it to another origin, so each attempt is accounted to the origin it is
+ * sent to. A new per-origin guard is one more field here.
+ */
+export interface Route {
+  readonly origin: string;
+  /** Which breaker guards the call here: `breaker.key(config, origin)`, or the origin. */
+  readonly breakerKey: string;
+  readonly budget: RetryBudgetLike | undefined;
+  readonly guard: Guard | undefined;
+  /** In a browser, cross-origin, with the plugin's headers: an ERR_NETWORK may be a CORS refusal. */
+  readonly corsSensitive: boolean;
+}
+
+/** What a route is made from: the plugin's shared parts (`Shared`), named here so this file imports no other. */
+export interface RouteSources {
+  budgetFor(origin: string): RetryBudgetLike | undefined;
+  breakers: BreakerRegistry | undefined;
+  breakerKey: ((config: InternalAxiosRequestConfig, origin: string) => string) | undefined;
+  cors: CorsEvidence;
+}
+
+/** The origin a config sends to now. */
+export function destination(config: InternalAxiosRequestConfig): string {
+  return originOf(config.url, config.baseURL);
+}
+
+/** The route to `origin`. Throws when `breaker.key()` does. */
+export function routeTo(
+  origin: string,
+  config: InternalAxiosRequestConfig,
+  shared: RouteSources,
+  state: RetryState,
+  options: ResolvedOptions,
+): Route {
+  const breakerKey = shared.breakerKey === undefined ? origin : shared.breakerKey(config, origin);
+  // One object literal: it is made whole, where a class instance would be built field by field.
+  return {
+    origin,
+    breakerKey,
+    budget: shared.budgetFor(origin),
+    guard: shared.breakers?.for(breakerKey),
+    corsSensitive: shared.cors.applies(origin, state, options),
+  };
+}

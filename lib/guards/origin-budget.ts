@@ -1,0 +1,72 @@
+import { BUDGET_SLOTS, RetryBudget } from './budget';
+import { SlotCounts } from './slot-counts';
+import type { RetryBudgetLike, RetryBudgetState } from '../types';
+
+/** The settings of one origin's budget (a per-origin budget never has a store). */
+export interface OriginBudgetSettings {
+  ratio: number;
+  minPerSecond: number;
+  windowMs: number;
+}
+
+/**
+ * One origin's retry budget, made only when the origin first needs a retry (or someone reads its
+ * state). A fan-out that sends each call to a new host would otherwise build a whole `RetryBudget`
+ * per call, for origins that never retry.
+ *
+ * The ratio needs every first attempt of the window, including those before the first retry, so
+ * until then first attempts are kept as a count per slot of the budget's ring (`SlotCounts`, one
+ * window of them). When the budget is made they are deposited into it at their
+ * own slots (its clock is pointed at each slot in turn), so it holds exactly what a budget made on
+ * the first call would hold: same refusals, same `state()`.
+ */
+export class OriginBudget implements RetryBudgetLike {
+  private made: RetryBudget | undefined;
+  /** First attempts before the budget exists, per slot of its ring (absolute: time ÷ slot length). */
+  private early: SlotCounts | undefined;
+  /** While early deposits are handed over: the time the budget's clock reads. */
+  private replayAt: number | undefined;
+
+  constructor(
+    private readonly settings: OriginBudgetSettings,
+    private readonly now: () => number,
+  ) {}
+
+  deposit(): void {
+    if (this.made !== undefined) return this.made.deposit();
+    const slot = Math.floor(this.now() / (this.settings.windowMs / BUDGET_SLOTS));
+    if (this.early === undefined) this.early = new SlotCounts(BUDGET_SLOTS, slot);
+    else this.early.add(slot);
+  }
+
+  tryWithdraw(): boolean | Promise<boolean> {
+    return this.budget().tryWithdraw();
+  }
+
+  refund(): void {
+    this.budget().refund();
+  }
+
+  state(): RetryBudgetState {
+    return this.budget().state();
+  }
+
+  flush(): Promise<void> {
+    return this.made?.flush() ?? Promise.resolve();
+  }
+
+  private budget(): RetryBudget {
+    if (this.made !== undefined) return this.made;
+    const budget = new RetryBudget({ ...this.settings, now: () => this.replayAt ?? this.now() });
+    const slotMs = this.settings.windowMs / BUDGET_SLOTS;
+    this.early?.forEach((slot, count) => {
+      // The middle of the slot, so float rounding cannot put it in a neighbour.
+      this.replayAt = (slot + 0.5) * slotMs;
+      for (let n = count; n > 0; n--) budget.deposit();
+    });
+    this.early = undefined;
+    this.replayAt = undefined;
+    this.made = budget;
+    return budget;
+  }
+}
