@@ -5,7 +5,7 @@ import { attachKey, keysCall } from '../policy/idempotency';
 import type { ResolvedOptions } from '../policy/options';
 import type { RetryBudgetLike } from '../types';
 import type { Call, CallState } from './call';
-import type { LatencyWindow } from './hedge';
+import type { LatencyWindow } from '../guards/latency';
 import { destination, routeTo } from './route';
 import type { Route } from './route';
 

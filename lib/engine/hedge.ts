@@ -6,6 +6,7 @@ import { releaseBody } from './body';
 import type { CallRun } from './call-run';
 import { dispatch } from './context';
 import { cancellation } from './hooks';
+import type { LatencyWindow } from '../guards/latency';
 
 /**
  * Hedged requests (Dean and Barroso, "The Tail at Scale"): when an attempt has not answered after
@@ -13,37 +14,6 @@ import { cancellation } from './hooks';
  * module owns all of it: which calls may be hedged, the delay, whether the guards allow a copy,
  * each copy's config, and the race.
  */
-
-/** Samples kept per origin; percentiles are recomputed after every `RESORT_EVERY` new samples. */
-const SAMPLES = 256;
-const RESORT_EVERY = 16;
-/** Samples needed before an adaptive delay trusts them. */
-const MIN_SAMPLES = 20;
-
-/** Recent latencies of successful attempts to one origin, for an adaptive hedge delay. */
-export class LatencyWindow {
-  private readonly ring = new Float64Array(SAMPLES);
-  private count = 0;
-  private sorted: Float64Array | undefined;
-  private sinceSort = 0;
-
-  record(ms: number): void {
-    this.ring[this.count % SAMPLES] = ms;
-    this.count += 1;
-    this.sinceSort += 1;
-  }
-
-  /** The `p` quantile (0.95 for p95) of the kept samples, or `undefined` while there are too few. */
-  quantile(p: number): number | undefined {
-    const size = Math.min(this.count, SAMPLES);
-    if (size < MIN_SAMPLES) return undefined;
-    if (this.sorted === undefined || this.sinceSort >= RESORT_EVERY) {
-      this.sorted = this.ring.slice(0, size).sort();
-      this.sinceSort = 0;
-    }
-    return this.sorted[Math.min(size - 1, Math.ceil(p * size) - 1)];
-  }
-}
 
 /** How long an attempt may go unanswered before a copy is sent. */
 export function hedgeDelay(hedge: ResolvedHedge, window: LatencyWindow | undefined): number {

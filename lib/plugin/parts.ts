@@ -1,5 +1,5 @@
 import type { Shared } from '../engine/context';
-import { LatencyWindow } from '../engine/hedge';
+import { LatencyWindow } from '../guards/latency';
 import { BreakerRegistry } from '../guards/breaker';
 import { CorsEvidence } from '../guards/cors';
 import { OriginBudget } from '../guards/origin-budget';
