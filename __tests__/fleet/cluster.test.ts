@@ -99,7 +99,21 @@ describe('the shared budget on a Redis Cluster', () => {
   }, 30_000);
 });
 
-describe('a cluster node restarts', () => {
+/** The port of the master that owns `key`'s slot, and of its replica if it has one. */
+async function ownerOf(ports: number[], key: string): Promise<{ master: number; replica: number | undefined }> {
+  const probe = new Redis({ port: ports[0]!, host: '127.0.0.1', lazyConnect: true });
+  await probe.connect();
+  try {
+    const slot = Number(await probe.cluster('KEYSLOT', key));
+    const ranges = await probe.cluster('SLOTS');
+    const nodes = ranges.find(([from, to]) => slot >= from && slot <= to)!;
+    return { master: nodes[2]![1], replica: nodes[3]?.[1] };
+  } finally {
+    probe.disconnect();
+  }
+}
+
+describe('a cluster node restarts or fails over', () => {
   test('the master that holds the budget comes back empty, and the budget is shared again at once', async () => {
     const cluster = await startCluster();
     const client = connect({ cluster: cluster.ports }) as Cluster;
@@ -113,13 +127,7 @@ describe('a cluster node restarts', () => {
 
       // The master owning the budget's hash forgets its data and its scripts.
       const key = `${keyPrefix}budget`;
-      const probe = new Redis({ port: cluster.ports[0]!, host: '127.0.0.1', lazyConnect: true });
-      await probe.connect();
-      const slot = Number(await probe.cluster('KEYSLOT', key));
-      const ranges = await probe.cluster('SLOTS');
-      probe.disconnect();
-      const owner = ranges.find(([from, to]) => slot >= from && slot <= to)![2]![1];
-      await cluster.restart(owner);
+      await cluster.restart((await ownerOf(cluster.ports, key)).master);
       // Both clients reach the restarted node again before the budget is judged.
       await Promise.all([client, other].map((c) => waitFor(() => c.get(key).then(() => true))));
 
@@ -128,6 +136,42 @@ describe('a cluster node restarts', () => {
       for (let i = 0; i < 30; i++) budgets[i % 2]!.deposit();
       await Promise.all(budgets.map((b) => b.flush()));
       expect(await drain(budgets)).toBe(RATIO * 30 + FLOOR);
+      expect(events).toEqual([]);
+    } finally {
+      client.disconnect();
+      other.disconnect();
+      await cluster.stop();
+    }
+  }, 60_000);
+});
+
+describe('a cluster fails over', () => {
+  test("the budget's master hands over to its replica (CLUSTER FAILOVER): the budget stays shared, no event", async () => {
+    const cluster = await startCluster(1);
+    const client = connect({ cluster: cluster.ports }) as Cluster;
+    const other = connect({ cluster: cluster.ports }) as Cluster;
+    try {
+      await Promise.all([ready(client), ready(other)]);
+      const keyPrefix = prefix();
+      const events: StoreEvent[] = [];
+      const budgets = [sharedBudget(client, keyPrefix, events), sharedBudget(other, keyPrefix, events)];
+      for (let i = 0; i < 30; i++) budgets[i % 2]!.deposit();
+      await Promise.all(budgets.map((b) => b.flush()));
+      expect(await budgets[0]!.tryWithdraw()).toBe(true);
+
+      // A replica shows in CLUSTER SLOTS once it has attached to its master.
+      await waitFor(async () => (await ownerOf(cluster.ports, `${keyPrefix}budget`)).replica !== undefined);
+      const { master, replica } = await ownerOf(cluster.ports, `${keyPrefix}budget`);
+      const promoted = new Redis({ port: replica!, host: '127.0.0.1', lazyConnect: true });
+      await promoted.connect();
+      // A manual failover: the replica catches up with its master, then takes its slots over.
+      await promoted.cluster('FAILOVER');
+      await waitFor(async () => (await ownerOf(cluster.ports, `${keyPrefix}budget`)).master === replica);
+      promoted.disconnect();
+      expect(replica).not.toBe(master);
+
+      // 30 first attempts, one retry granted before: 0.1 × 30 + 10 = 13 in all, one bucket on the new master.
+      expect(1 + (await drain(budgets))).toBe(RATIO * 30 + FLOOR);
       expect(events).toEqual([]);
     } finally {
       client.disconnect();

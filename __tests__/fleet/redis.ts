@@ -107,6 +107,7 @@ export async function sharedRedis(): Promise<{ target: RedisTarget; stop: () => 
 }
 
 export interface RedisCluster {
+  /** Every node's port, masters and replicas. */
   ports: number[];
   /** Stops one node (SIGKILL) and starts it again on its port with its cluster config: a restart. */
   restart(port: number): Promise<void>;
@@ -134,12 +135,13 @@ export async function clusterOk(ports: number[], timeoutMs = 20_000): Promise<vo
 }
 
 /**
- * Starts a throwaway 3-master Redis Cluster (no replicas, no persistence but each node's cluster
- * config file) and waits until it serves every slot.
+ * Starts a throwaway 3-master Redis Cluster (no persistence but each node's cluster config file)
+ * and waits until it serves every slot. `replicas: 1` gives each master a replica (six nodes).
  */
-export async function startCluster(): Promise<RedisCluster> {
+export async function startCluster(replicas: 0 | 1 = 0): Promise<RedisCluster> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'axios-resilience-cluster-'));
-  const ports = [await freePort(), await freePort(), await freePort()];
+  const ports: number[] = [];
+  for (let i = 0; i < 3 * (1 + replicas); i++) ports.push(await freePort());
   const nodeArgs = (port: number) => [
     '--cluster-enabled',
     'yes',
@@ -157,7 +159,7 @@ export async function startCluster(): Promise<RedisCluster> {
     'create',
     ...ports.map((p) => `127.0.0.1:${p}`),
     '--cluster-replicas',
-    '0',
+    String(replicas),
     '--cluster-yes',
   ]);
   await clusterOk(ports);
