@@ -44,6 +44,12 @@ export class CallRun {
   retries = 0;
   /** The wait before the last retry (decorrelated jitter grows from it); the base before the first. */
   previousDelayMs: number;
+  /** The key of the origin's rate limiter (the breaker's key). */
+  readonly limiterKey: string;
+  /** When the attempt in flight left, if the limiter paced it (else never: `-Infinity`). */
+  sentAt = -Infinity;
+  /** The last attempt was throttled (429, 503 with a server wait, a spent quota): its retry waits its turn. */
+  throttled = false;
 
   /** `counted`: the call began under a closed breaker, its first attempt sent before it got here. */
   constructor(context: CallContext, counted = false) {
@@ -69,6 +75,7 @@ export class CallRun {
     this.token = new RetryToken(context.budget);
     this.body = new BodyPlan(context.config, context.options.replayMaxBytes, context.options.body);
     this.previousDelayMs = context.options.baseDelayMs;
+    this.limiterKey = context.breakerKey;
     // A caller's own key on a method the plugin does not key (a GET, a PUT) matters only now that
     // the call may be retried (a 409 is retried for a keyed call); it is the caller's, so deduped.
     if (!keysCall(this.method, this.options, this.call.staleKey)) {
@@ -98,6 +105,8 @@ export class CallRun {
   /** Whether a call's final failure is the downstream's fault (a retryable status or a transport failure). */
   private isDownstreamFailure(error: unknown): boolean {
     const failure = error instanceof CircuitOpenError ? error.cause : error;
+    // A 429 says the server is healthy and protecting itself: the rate limiter answers it, not the breaker.
+    if ((failure as { response?: { status?: unknown } } | undefined)?.response?.status === 429) return false;
     // A suspected CORS refusal says nothing about the origin's health.
     if (this.corsSensitive && this.shared.cors.suspect(this.origin, failure)) return false;
     const kind = failureKind(failure, this.options);

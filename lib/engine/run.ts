@@ -26,8 +26,11 @@ export function runCall(
   }
   const breaker = context.guard?.breaker;
   const { options } = context;
+  const limiters = context.shared.limiters;
   if (
     options.plain &&
+    // An origin that never throttled: one field check. A throttled one's calls wait their turn in the loop.
+    (limiters === undefined || limiters.engaged === 0 || limiters.get(context.breakerKey)?.state !== 'on') &&
     !context.corsSensitive &&
     !needsPreparing(config.data, options.retries) &&
     (breaker?.closed ?? true)
