@@ -67,9 +67,15 @@ const rows: Row[] = [
   ],
   [
     "a throttled retry waits its turn in the origin's queue, not on Retry-After or backoff",
-    { decision: { retry: true, reason: '429' }, retryAfterMs: 1000, queueWaitMs: 40 },
+    { decision: { retry: true, reason: '429' }, queueWaitMs: 40 },
     {},
-    { delayMs: 40, source: 'rate-limit' },
+    { delayMs: 40, source: 'rate-limit', paced: true },
+  ],
+  [
+    "a throttled retry with Retry-After waits the queue the server's wait holds",
+    { decision: { retry: true, reason: '429' }, retryAfterMs: 1000, queueWaitMs: 1000 },
+    {},
+    { delayMs: 1000, source: 'retry-after', paced: true },
   ],
   // Stops, in the order the guards run.
   ['the table said no: not-retryable', no('not-retryable', '400'), {}, { stop: 'not-retryable' }],
@@ -115,6 +121,12 @@ const rows: Row[] = [
     { decision: { retry: true, reason: '429' }, queueWaitMs: 800, timeLeftMs: 500 },
     {},
     { stop: 'rate-limited' },
+  ],
+  [
+    "a server's Retry-After past the deadline is still 'deadline' when the queue holds it",
+    { decision: { retry: true, reason: '429' }, retryAfterMs: 800, queueWaitMs: 800, timeLeftMs: 500 },
+    {},
+    { stop: 'deadline' },
   ],
   [
     "the origin's queue is at its bound",

@@ -59,7 +59,7 @@ async function loop(run: CallRun, first: Attempt | undefined): Promise<AxiosResp
     const planned = await retry(run, verdict.decision);
     if (!('delayMs' in planned)) return finish(run, planned);
     // A retry paced by the limiter waits in its queue (in `send`), not on a timer of its own.
-    const interruption = await wait(run, planned.source === 'rate-limit' ? 0 : planned.delayMs);
+    const interruption = await wait(run, planned.paced === true ? 0 : planned.delayMs);
     if (interruption !== undefined) return finish(run, interruption);
     attempt = await send(run);
   }
@@ -135,7 +135,7 @@ async function retry(run: CallRun, decision: Decision): Promise<Outcome | Wait> 
   if (step.source === 'backoff') run.previousDelayMs = Math.max(step.delayMs, options.baseDelayMs);
   // Last, so a retry refused for another reason does not spend a token. A throttled call's retry
   // needs none: the limiter's queue already holds it to the rate the server allows.
-  if (step.source !== 'rate-limit' && !(await run.token.take())) return stop(run, 'budget-exhausted');
+  if (step.paced !== true && !(await run.token.take())) return stop(run, 'budget-exhausted');
 
   const onRetry = options.onRetry;
   if (onRetry !== undefined) {
@@ -155,7 +155,7 @@ async function retry(run: CallRun, decision: Decision): Promise<Outcome | Wait> 
       attempt: state.attempts,
       delayMs: step.delayMs,
       delaySource: step.source,
-      reason: step.source === 'rate-limit' ? 'rate-limited' : decision.reason,
+      reason: step.paced === true ? 'rate-limited' : decision.reason,
       error,
       config: run.config,
     };

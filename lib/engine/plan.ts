@@ -53,6 +53,8 @@ export type DelaySource = 'backoff' | 'retry-after' | 'rate-limit';
 export interface Wait {
   delayMs: number;
   source: DelaySource;
+  /** The wait is a turn in the origin's rate-limiter queue (it needs no timer and no budget token). */
+  paced?: true;
 }
 
 /** The plan's answer: stop, with a reason, or wait and retry. */
@@ -81,9 +83,10 @@ const BEFORE_WAIT: readonly Guard[] = [
 
 /** Guards that judge the chosen wait, in order. */
 const AFTER_WAIT: readonly WaitGuard[] = [
-  // Waiting in the origin's queue would outlast the deadline, or the queue is at its bound.
-  ({ timeLeftMs }, { delayMs, source }) =>
-    source === 'rate-limit' && (delayMs === Infinity || (timeLeftMs !== undefined && delayMs >= timeLeftMs))
+  // The origin's queue is at its bound, or waiting in it would outlast the deadline (a server's own
+  // Retry-After past the deadline stays 'deadline', as without a limiter).
+  ({ timeLeftMs }, { delayMs, source, paced }) =>
+    paced && (delayMs === Infinity || (source === 'rate-limit' && timeLeftMs !== undefined && delayMs >= timeLeftMs))
       ? 'rate-limited'
       : undefined,
   ({ timeLeftMs }, { delayMs }) => (timeLeftMs !== undefined && delayMs >= timeLeftMs ? 'deadline' : undefined),
@@ -102,7 +105,10 @@ function chooseWait(facts: RetryFacts, options: PlanOptions): Step {
     return { stop: 'retry-after-too-long' };
   }
   // The limiter's queue paces a throttled retry; the server's wait holds the queue itself.
-  if (facts.queueWaitMs !== undefined) return { delayMs: facts.queueWaitMs, source: 'rate-limit' };
+  if (facts.queueWaitMs !== undefined) {
+    const source = asked !== undefined && asked > 0 ? 'retry-after' : 'rate-limit';
+    return { delayMs: facts.queueWaitMs, source, paced: true };
+  }
   if (asked !== undefined && asked > 0) {
     return { delayMs: Math.min(asked, options.maxDelayMs), source: 'retry-after' };
   }

@@ -66,7 +66,7 @@ export function observe(run: CallRun, attempt: Attempt): void {
   const read = headerReader(response.headers);
   const waitMs = serverWaitMs(read, now);
   const hint = parseRateLimitHeaders(read, now);
-  const refused = status === 429 || (status === 503 && waitMs !== undefined);
+  const refused = status === 429 || (status === 503 && waitMs !== undefined && waitMs > 0);
   const rate = policyRate(hint);
   if (!refused) {
     // A success that spent the quota: the next call would be refused. With the policy's rate known

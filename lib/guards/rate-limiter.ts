@@ -233,6 +233,8 @@ export class RateLimiter implements RateLimiterView {
       const into = now - (this.bucketAt + (this.buckets.length - 1) * STEP_MS);
       return (sum * 1000) / Math.max(STEP_MS, Math.min(since, (counted - 1) * STEP_MS + into));
     };
+    // Past slow start a short window would read the burst a server grants after a pause as its rate.
+    if (this.capacity !== undefined) return since < WINDOW_MS / 2 ? undefined : rateOver(this.buckets.length);
     return Math.max(rateOver(this.buckets.length), rateOver(RECENT_STEPS));
   }
 
