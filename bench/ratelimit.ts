@@ -205,7 +205,17 @@ main(
           console.log(`\n## 429 with ${hints === 'none' ? 'no hint' : hints}, ${callers} callers\n`);
           console.log(
             table(
-              ['contender', 'calls', 'failed', '429 share', '429 steady', 'goodput steady', 'goodput', 'p50 ms', 'p99 ms'],
+              [
+                'contender',
+                'calls',
+                'failed',
+                '429 share',
+                '429 steady',
+                'goodput steady',
+                'goodput',
+                'p50 ms',
+                'p99 ms',
+              ],
               rows,
             ),
           );

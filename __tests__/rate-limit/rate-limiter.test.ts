@@ -6,7 +6,13 @@ import { BETA, RELAX_MS, SEED_RATE, RateLimiter } from '../../lib/guards/rate-li
 import type { RateLimitEvent } from '../../lib/types';
 
 let events: RateLimitEvent[];
-const make = (maxQueue = 100): RateLimiter => new RateLimiter('http://api.test', () => Date.now(), maxQueue, (e) => events.push(e));
+const make = (maxQueue = 100): RateLimiter =>
+  new RateLimiter(
+    'http://api.test',
+    () => Date.now(),
+    maxQueue,
+    (e) => events.push(e),
+  );
 
 beforeEach(() => {
   jest.useFakeTimers({ now: 1_000_000 });

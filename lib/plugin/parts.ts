@@ -56,7 +56,12 @@ export function sharedParts(resolved: ResolvedPluginOptions): {
     limiters:
       resolved.rateLimit === false
         ? undefined
-        : new RateLimiters(resolved.now, resolved.rateLimit.maxQueue, resolved.rateLimit.maxOrigins, resolved.onRateLimit),
+        : new RateLimiters(
+            resolved.now,
+            resolved.rateLimit.maxQueue,
+            resolved.rateLimit.maxOrigins,
+            resolved.onRateLimit,
+          ),
   };
   return { shared, budgets };
 }

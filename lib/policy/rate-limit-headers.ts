@@ -73,7 +73,13 @@ export function fieldParams(value: string | undefined): Record<string, string> {
   return params;
 }
 
-function hint(remaining: number | undefined, reset: number | undefined, quota: number | undefined, windowS: number | undefined, nowMs: number): RateLimitHint | undefined {
+function hint(
+  remaining: number | undefined,
+  reset: number | undefined,
+  quota: number | undefined,
+  windowS: number | undefined,
+  nowMs: number,
+): RateLimitHint | undefined {
   const out: RateLimitHint = {};
   if (remaining !== undefined) out.remaining = Math.floor(remaining);
   if (reset !== undefined) out.resetMs = resetToMs(reset, nowMs);
