@@ -11,7 +11,10 @@ export interface RateLimitOptions {
    * @default 10000
    */
   maxQueue?: number;
-  /** Origins with a limiter kept at once (the least recently used is dropped past it). @default 1000 */
+  /**
+   * Origins with a limiter kept at once (the least recently used is dropped past it).
+   * @default 1000
+   */
   maxOrigins?: number;
 }
 
