@@ -20,6 +20,7 @@ import { percentile } from './stats';
 import {
   bare,
   connect,
+  forkChild,
   fixed,
   flags,
   keepAliveAgent,
@@ -43,6 +44,10 @@ const args = flags({
   'latency-ms': 20,
   only: undefined,
   svg: undefined,
+  /** Also run ours in this many processes at once against one bucket (0: no fleet run). */
+  fleet: 4,
+  /** Internal: this process is one of the fleet's (spoken to over IPC). */
+  child: false,
 });
 
 const HINTS: readonly BucketHints[] = ['retry-after', 'none', 'ratelimit', 'x-ratelimit'];
@@ -88,13 +93,50 @@ export interface RunResult {
 
 async function run(server: BenchServer, contender: Contender, callers: number, hints: BucketHints): Promise<RunResult> {
   const startAt = Date.now() + 100;
-  const endAt = startAt + args['run-ms'];
   const steadyFrom = startAt + args['steady-ms'];
   await server.configure({
     bucket: { ratePerSecond: args.rate, burst: args.burst, hints, steadyFrom },
     latency: { seed: 1, slowShare: 0, slowMs: [0, 0], fastMs: [args['latency-ms'], args['latency-ms']] },
   });
-  const client = connect(contender, { baseURL: server.url, agent: keepAliveAgent() });
+  const counts = await callLoop(contender, server.url, callers, startAt);
+  const stats = await server.stats();
+  return summary(counts, stats);
+}
+
+/** What one process's callers did. */
+interface Counts {
+  calls: number;
+  failed: number;
+  ok: number;
+  okSteady: number;
+  latencies: number[];
+  timeline: number[];
+}
+
+function summary(
+  counts: Counts,
+  stats: { requests: number; throttled: number; steadyRequests: number; steadyThrottled: number },
+): RunResult {
+  const seconds = args['run-ms'] / 1000;
+  const steadySeconds = (args['run-ms'] - args['steady-ms']) / 1000;
+  return {
+    calls: counts.calls,
+    failed: counts.failed,
+    goodput: counts.ok / seconds / args.rate,
+    goodputSteady: counts.okSteady / steadySeconds / args.rate,
+    share429: stats.throttled / Math.max(1, stats.requests),
+    share429Steady: stats.steadyThrottled / Math.max(1, stats.steadyRequests),
+    p50: percentile(counts.latencies, 50),
+    p99: percentile(counts.latencies, 99),
+    timeline: counts.timeline,
+  };
+}
+
+/** `callers` closed-loop callers from `startAt` for `--run-ms`. */
+async function callLoop(contender: Contender, baseURL: string, callers: number, startAt: number): Promise<Counts> {
+  const endAt = startAt + args['run-ms'];
+  const steadyFrom = startAt + args['steady-ms'];
+  const client = connect(contender, { baseURL, agent: keepAliveAgent() });
   const latencies: number[] = [];
   const timeline = new Array<number>(Math.ceil(args['run-ms'] / 100)).fill(0);
   let calls = 0;
@@ -126,20 +168,55 @@ async function run(server: BenchServer, contender: Contender, callers: number, h
   };
   await Promise.all(Array.from({ length: callers }, caller));
   await client.close();
+  return { calls, failed, ok, okSteady, latencies, timeline };
+}
+
+/**
+ * Ours in `--fleet` processes at once, the callers split between them, against one bucket; the
+ * figures are the fleet's sums. Each process has its own limiter (nothing is shared between them yet).
+ */
+async function fleetRun(server: BenchServer, callers: number, hints: BucketHints): Promise<RunResult> {
+  const children = Array.from({ length: args.fleet }, () =>
+    forkChild(__filename, ['--child', '--run-ms', String(args['run-ms']), '--steady-ms', String(args['steady-ms'])]),
+  );
+  await Promise.all(children.map((child) => child.reply()));
+  const startAt = Date.now() + 300;
+  await server.configure({
+    bucket: { ratePerSecond: args.rate, burst: args.burst, hints, steadyFrom: startAt + args['steady-ms'] },
+    latency: { seed: 1, slowShare: 0, slowMs: [0, 0], fastMs: [args['latency-ms'], args['latency-ms']] },
+  });
+  const share = Math.ceil(callers / args.fleet);
+  const parts = await Promise.all(
+    children.map((child) => child.ask<Counts>({ baseURL: server.url, callers: share, startAt })),
+  );
+  await Promise.all(children.map((child) => child.close()));
   const stats = await server.stats();
-  const seconds = args['run-ms'] / 1000;
-  const steadySeconds = (args['run-ms'] - args['steady-ms']) / 1000;
-  return {
-    calls,
-    failed,
-    goodput: ok / seconds / args.rate,
-    goodputSteady: okSteady / steadySeconds / args.rate,
-    share429: stats.throttled / Math.max(1, stats.requests),
-    share429Steady: stats.steadyThrottled / Math.max(1, stats.steadyRequests),
-    p50: percentile(latencies, 50),
-    p99: percentile(latencies, 99),
-    timeline,
+  const sum: Counts = {
+    calls: 0,
+    failed: 0,
+    ok: 0,
+    okSteady: 0,
+    latencies: [],
+    timeline: parts[0]!.timeline.map(() => 0),
   };
+  for (const part of parts) {
+    sum.calls += part.calls;
+    sum.failed += part.failed;
+    sum.ok += part.ok;
+    sum.okSteady += part.okSteady;
+    sum.latencies.push(...part.latencies);
+    part.timeline.forEach((n, i) => (sum.timeline[i]! += n));
+  }
+  return summary(sum, stats);
+}
+
+if (args.child) {
+  const ours = resilience('axios-resilience', 'axios-resilience (defaults)');
+  process.on('message', (message: { baseURL: string; callers: number; startAt: number }) => {
+    void callLoop(ours, message.baseURL, message.callers, message.startAt).then((counts) => process.send?.(counts));
+  });
+  process.on('disconnect', () => process.exit(0));
+  process.send?.({ ready: true });
 }
 
 const pct = (x: number): string => `${fixed(100 * x, x < 0.1 ? 1 : 0)} %`;
@@ -176,58 +253,73 @@ ${lines.join('\n')}
 `;
 }
 
-main(
-  'ratelimit',
-  `bucket ${args.rate}/s burst ${args.burst}, ${args['latency-ms']} ms latency, ${args['run-ms']} ms per run, steady from ${args['steady-ms']} ms`,
-  async () => {
-    const server = await startServer();
-    const charted: Array<{ label: string; timeline: number[] }> = [];
-    try {
-      for (const hints of hintList) {
-        for (const callers of callerCounts) {
-          const rows: string[][] = [];
-          for (const contender of contenders) {
-            const r = await run(server, contender, callers, hints);
-            if (hints === 'none' && callers === callerCounts[callerCounts.length - 1])
-              charted.push({ label: contender.label, timeline: r.timeline });
-            rows.push([
-              contender.label,
-              String(r.calls),
-              pct(r.failed / Math.max(1, r.calls)),
-              pct(r.share429),
-              pct(r.share429Steady),
-              fixed(r.goodputSteady, 2),
-              fixed(r.goodput, 2),
-              fixed(r.p50, 0),
-              fixed(r.p99, 0),
-            ]);
+if (!args.child)
+  main(
+    'ratelimit',
+    `bucket ${args.rate}/s burst ${args.burst}, ${args['latency-ms']} ms latency, ${args['run-ms']} ms per run, steady from ${args['steady-ms']} ms`,
+    async () => {
+      const server = await startServer();
+      const charted: Array<{ label: string; timeline: number[] }> = [];
+      try {
+        for (const hints of hintList) {
+          for (const callers of callerCounts) {
+            const rows: string[][] = [];
+            for (const contender of contenders) {
+              const r = await run(server, contender, callers, hints);
+              if (hints === 'none' && callers === callerCounts[callerCounts.length - 1])
+                charted.push({ label: contender.label, timeline: r.timeline });
+              rows.push([
+                contender.label,
+                String(r.calls),
+                pct(r.failed / Math.max(1, r.calls)),
+                pct(r.share429),
+                pct(r.share429Steady),
+                fixed(r.goodputSteady, 2),
+                fixed(r.goodput, 2),
+                fixed(r.p50, 0),
+                fixed(r.p99, 0),
+              ]);
+            }
+            if (args.fleet > 0 && contenders.some((c) => c.key === 'axios-resilience')) {
+              const r = await fleetRun(server, callers, hints);
+              rows.push([
+                `axios-resilience, ${args.fleet} processes (sums)`,
+                String(r.calls),
+                pct(r.failed / Math.max(1, r.calls)),
+                pct(r.share429),
+                pct(r.share429Steady),
+                fixed(r.goodputSteady, 2),
+                fixed(r.goodput, 2),
+                fixed(r.p50, 0),
+                fixed(r.p99, 0),
+              ]);
+            }
+            console.log(`\n## 429 with ${hints === 'none' ? 'no hint' : hints}, ${callers} callers\n`);
+            console.log(
+              table(
+                [
+                  'contender',
+                  'calls',
+                  'failed',
+                  '429 share',
+                  '429 steady',
+                  'goodput steady',
+                  'goodput',
+                  'p50 ms',
+                  'p99 ms',
+                ],
+                rows,
+              ),
+            );
           }
-          console.log(`\n## 429 with ${hints === 'none' ? 'no hint' : hints}, ${callers} callers\n`);
-          console.log(
-            table(
-              [
-                'contender',
-                'calls',
-                'failed',
-                '429 share',
-                '429 steady',
-                'goodput steady',
-                'goodput',
-                'p50 ms',
-                'p99 ms',
-              ],
-              rows,
-            ),
-          );
         }
+      } finally {
+        await server.close();
       }
-    } finally {
-      await server.close();
-    }
-    if (args.svg !== undefined && charted.length > 0) {
-      const callers = callerCounts[callerCounts.length - 1];
-      writeFileSync(args.svg, chart(`successes per 100 ms, 429 with no hint, ${callers} callers`, charted));
-      console.log(`\nchart written to ${args.svg}`);
-    }
-  },
-);
+      if (args.svg !== undefined && charted.length > 0) {
+        const callers = callerCounts[callerCounts.length - 1];
+        writeFileSync(args.svg, chart(`successes per 100 ms, 429 with no hint, ${callers} callers`, charted));
+        console.log(`\nchart written to ${args.svg}`);
+      }
+    },
+  );

@@ -77,8 +77,11 @@ async function send(run: CallRun): Promise<Attempt | { end: Outcome }> {
     }
     if (ended.how !== 'done') return { end: interrupted(run, ended, () => run.deadline.error(config)) };
   }
-  const paced = await takeTurn(run);
-  if (paced !== undefined) return { end: paced };
+  const turn = takeTurn(run);
+  if (turn !== undefined) {
+    const refused = await turn;
+    if (refused !== undefined) return { end: refused };
+  }
   const hook = options.beforeAttempt;
   if (hook !== undefined) {
     const info = { attempt: state.attempts + 1, timeLeftMs: run.deadline.timeLeft() };

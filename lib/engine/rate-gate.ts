@@ -109,29 +109,32 @@ function rateLimitedError(run: CallRun): AxiosError {
 }
 
 /**
- * Waits for the attempt's turn while the origin's limiter is on; `undefined` when it may go (at
- * once, which is every call to an origin that is not throttled). A call that would wait past its
+ * Waits for the attempt's turn while the origin's limiter is on: `undefined` (no promise) when the
+ * origin is not throttled; else a promise of `undefined` once it may go. A call that would wait past its
  * deadline, or finds the queue full, stops with `rate-limited`; a cancel or `close()` ends the wait.
  */
-export async function takeTurn(run: CallRun): Promise<Outcome | undefined> {
+export function takeTurn(run: CallRun): Promise<Outcome | undefined> | undefined {
   const limiter = activeLimiter(run);
-  if (limiter !== undefined) {
-    const timeLeft = run.deadline.timeLeft();
-    if (timeLeft !== undefined && limiter.expectedWaitMs() >= timeLeft) {
-      return stop(run, 'rate-limited', run.failure ?? rateLimitedError(run));
-    }
-    const turn = limiter.acquire();
-    if (turn === 'full') return stop(run, 'rate-limited', run.failure ?? rateLimitedError(run));
-    if (turn !== 'go') {
-      const ended = await interruptible(turn.turn, run, timeLeft);
-      if (ended.how !== 'done') {
-        turn.cancel();
-        if (ended.how === 'deadline') return stop(run, 'rate-limited', run.failure ?? rateLimitedError(run));
-        return interrupted(run, ended, () => rateLimitedError(run));
-      }
-    }
-    // Only a paced attempt needs its send time: a throttle of one sent before the last cut cuts no further.
-    run.sentAt = run.shared.now();
+  // Not throttled: no promise, no await, as before the limiter existed.
+  return limiter === undefined ? undefined : waitTurn(run, limiter);
+}
+
+async function waitTurn(run: CallRun, limiter: RateLimiter): Promise<Outcome | undefined> {
+  const timeLeft = run.deadline.timeLeft();
+  if (timeLeft !== undefined && limiter.expectedWaitMs() >= timeLeft) {
+    return stop(run, 'rate-limited', run.failure ?? rateLimitedError(run));
   }
+  const turn = limiter.acquire();
+  if (turn === 'full') return stop(run, 'rate-limited', run.failure ?? rateLimitedError(run));
+  if (turn !== 'go') {
+    const ended = await interruptible(turn.turn, run, timeLeft);
+    if (ended.how !== 'done') {
+      turn.cancel();
+      if (ended.how === 'deadline') return stop(run, 'rate-limited', run.failure ?? rateLimitedError(run));
+      return interrupted(run, ended, () => rateLimitedError(run));
+    }
+  }
+  // Only a paced attempt needs its send time: a throttle of one sent before the last cut cuts no further.
+  run.sentAt = run.shared.now();
   return undefined;
 }
