@@ -274,11 +274,11 @@ export class RateLimiter implements RateLimiterView {
   /**
    * One call goes now: the next may go one interval later. A timer that fired late keeps up to one
    * interval of credit (else every late timer would slow the rate), and no more (idle time is no
-   * licence for a burst).
+   * licence for a burst); nor does a pause that just ended.
    */
   private spend(now: number): void {
     const interval = 1000 / this.ratePerSecond;
-    this.nextAt = Math.max(this.nextAt, now - interval) + interval;
+    this.nextAt = Math.max(this.nextAt, now - interval, this.pauseEndedAt) + interval;
   }
 
   private schedule(now: number): void {
