@@ -54,6 +54,8 @@ export const MIN_RATE = 1;
 /** The share of a stated policy's rate the limiter paces at: a little under it, so the quota is not spent. */
 export const POLICY_SHARE = 0.97;
 const WINDOW_MS = 1000;
+/** A pause at least this long empties the success window, and makes probing gentle. */
+const LONG_PAUSE_MS = 2 * STEP_MS;
 const RECENT_STEPS = 3;
 
 export class RateLimiter implements RateLimiterView {
@@ -173,7 +175,7 @@ export class RateLimiter implements RateLimiterView {
     this.lastCutAt = now;
     this.probeSteps = 0;
     // A server that pauses callers makes every probe past its limit cost the pause: probe gently.
-    this.gentle = throttle.pauseMs !== undefined && throttle.pauseMs > 0;
+    this.gentle = throttle.pauseMs !== undefined && throttle.pauseMs >= LONG_PAUSE_MS;
     this.pause(now, throttle.pauseMs);
     this.schedule(now);
   }
@@ -215,7 +217,8 @@ export class RateLimiter implements RateLimiterView {
   private pause(now: number, pauseMs: number | undefined): void {
     if (pauseMs === undefined || !(pauseMs > 0)) return;
     this.pausedUntil = Math.max(this.pausedUntil, now + pauseMs);
-    this.pauseEndedAt = this.pausedUntil;
+    // A hold of one call's share of a policy's window (ms) is no gap in the measurement; a longer one is.
+    if (pauseMs >= LONG_PAUSE_MS) this.pauseEndedAt = this.pausedUntil;
   }
 
   /** Successes per second over the last second (since engaging, and out of a pause), once half a second was measured. */
