@@ -106,8 +106,12 @@ function chooseWait(facts: RetryFacts, options: PlanOptions): Step {
   }
   // The limiter's queue paces a throttled retry; the server's wait holds the queue itself.
   if (facts.queueWaitMs !== undefined) {
-    const source = asked !== undefined && asked > 0 ? 'retry-after' : 'rate-limit';
-    return { delayMs: facts.queueWaitMs, source, paced: true };
+    // The server's own wait (clamped) is what the call waits at least: the queue's pause holds it.
+    if (asked !== undefined && asked > 0) {
+      const delayMs = Math.max(facts.queueWaitMs, Math.min(asked, options.maxDelayMs));
+      return { delayMs, source: 'retry-after', paced: true };
+    }
+    return { delayMs: facts.queueWaitMs, source: 'rate-limit', paced: true };
   }
   if (asked !== undefined && asked > 0) {
     return { delayMs: Math.min(asked, options.maxDelayMs), source: 'retry-after' };
