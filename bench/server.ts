@@ -21,17 +21,64 @@ export interface ServerOptions {
   failHeaders?: Record<string, string>;
   /** Delay each answer: `slowShare` of them by a time drawn from `slowMs`, the rest from `fastMs` (seeded). */
   latency?: { seed: number; slowShare: number; slowMs: [number, number]; fastMs: [number, number] };
+  /**
+   * A token bucket (`ratePerSecond`, `burst`): a request that finds no token is answered 429. `hints`
+   * says what the server tells: `retry-after` (`Retry-After: 1` on a 429), `none`, `ratelimit` (the
+   * IETF draft `RateLimit` and `RateLimit-Policy` on every answer) or `x-ratelimit` (`X-RateLimit-*`
+   * on every answer, the reset in epoch seconds as GitHub sends it). Requests and 429s from
+   * `steadyFrom` (epoch ms) on are counted apart.
+   */
+  bucket?: { ratePerSecond: number; burst: number; hints: BucketHints; steadyFrom: number };
 }
+
+export type BucketHints = 'retry-after' | 'none' | 'ratelimit' | 'x-ratelimit';
 
 export interface ServerStats {
   requests: number;
+  /** Requests the bucket refused (429), and both counts from `bucket.steadyFrom` on. */
+  throttled: number;
+  steadyRequests: number;
+  steadyThrottled: number;
   /** Requests that arrived between the outage's start and end. */
   duringOutage: number;
 }
 
 let options: ServerOptions = {};
 let random = Math.random;
-let stats: ServerStats = { requests: 0, duringOutage: 0 };
+const zero = (): ServerStats => ({ requests: 0, duringOutage: 0, throttled: 0, steadyRequests: 0, steadyThrottled: 0 });
+let stats: ServerStats = zero();
+let tokens = 0;
+let filledAt = 0;
+
+/** Takes a token from the bucket: `undefined` without a bucket, else whether one was there, and the headers to send. */
+function takeToken(now: number): { ok: boolean; headers: Record<string, string> } | undefined {
+  const bucket = options.bucket;
+  if (bucket === undefined) return undefined;
+  tokens = Math.min(bucket.burst, tokens + ((now - filledAt) * bucket.ratePerSecond) / 1000);
+  filledAt = now;
+  const ok = tokens >= 1;
+  if (ok) tokens -= 1;
+  if (now >= bucket.steadyFrom) {
+    stats.steadyRequests++;
+    if (!ok) stats.steadyThrottled++;
+  }
+  if (!ok) stats.throttled++;
+  const headers: Record<string, string> = {};
+  const remaining = Math.floor(tokens);
+  // Seconds until the bucket is full again, at least one: what a server with whole-second fields says.
+  const resetS = Math.max(1, Math.ceil((bucket.burst - tokens) / bucket.ratePerSecond));
+  if (bucket.hints === 'retry-after' && !ok) headers['retry-after'] = '1';
+  if (bucket.hints === 'ratelimit') {
+    headers['ratelimit-policy'] = `"bucket";q=${bucket.ratePerSecond};w=1`;
+    headers['ratelimit'] = `"bucket";r=${remaining};t=${resetS}`;
+  }
+  if (bucket.hints === 'x-ratelimit') {
+    headers['x-ratelimit-limit'] = String(bucket.ratePerSecond);
+    headers['x-ratelimit-remaining'] = String(remaining);
+    headers['x-ratelimit-reset'] = String(Math.ceil(now / 1000) + resetS);
+  }
+  return { ok, headers };
+}
 /** The calls whose first request `failFirstBy` has failed; their next request succeeds. */
 const failedOnce = new Set<string>();
 
@@ -61,10 +108,13 @@ const server = createServer((req, res) => {
   stats.requests++;
   req.resume();
   req.on('end', () => {
-    const { fail, delayMs } = answer(req, Date.now());
-    const headers = { 'content-type': 'application/json', 'content-length': body.length };
+    const now = Date.now();
+    const { fail, delayMs } = answer(req, now);
+    const token = takeToken(now);
+    const headers = { 'content-type': 'application/json', 'content-length': body.length, ...token?.headers };
     const send = (): void => {
       if (fail) res.writeHead(options.failStatus ?? 503, { ...headers, ...options.failHeaders });
+      else if (token !== undefined && !token.ok) res.writeHead(429, headers);
       else res.writeHead(200, headers);
       res.end(body);
     };
@@ -87,9 +137,11 @@ process.on('message', (message: Message) => {
     options = message.options;
     random = options.latency === undefined ? Math.random : seededRandom(options.latency.seed);
     failedOnce.clear();
+    tokens = options.bucket?.burst ?? 0;
+    filledAt = Date.now();
   }
   process.send?.(stats);
-  stats = { requests: 0, duringOutage: 0 };
+  stats = zero();
 });
 
 // The parent going away (or closing the IPC channel) ends the server.

@@ -1,5 +1,6 @@
 import axios, { AxiosError } from 'axios';
 import nock from 'nock';
+import type { RetryEvent } from '../../lib';
 import { client, rejection, scriptedAdapter } from '../support/helpers';
 import { closeAll, script, useNock } from '../support/nock-helpers';
 
@@ -19,7 +20,21 @@ describe('retryable statuses', () => {
     expect(response.config.retryState).toEqual({ attempts: 3, delaysMs: [0, 0] });
   });
 
-  test.each([429, 502, 503, 504])('a GET that keeps getting %i is sent 1 + retries times', async (status) => {
+  test('a GET that keeps getting 429 is sent 1 + retries times, its retries paced by the rate limiter', async () => {
+    const seen = script(API, 'get', '/items', [429]);
+    const retries: RetryEvent[] = [];
+    const { http } = client({ retries: 3, onRetry: (e) => void retries.push(e) });
+    const error = await rejection(http.get(`${API}/items`));
+    expect(seen).toHaveLength(4);
+    expect((error as unknown as AxiosError).response?.status).toBe(429);
+    expect((error as unknown as AxiosError).config?.retryState).toMatchObject({
+      attempts: 4,
+      stopReason: 'retries-exhausted',
+    });
+    expect(retries.map((e) => [e.reason, e.delaySource])).toEqual(Array(3).fill(['rate-limited', 'rate-limit']));
+  });
+
+  test.each([502, 503, 504])('a GET that keeps getting %i is sent 1 + retries times', async (status) => {
     const seen = script(API, 'get', '/items', [status]);
     const { http } = client({ retries: 3 });
     const error = await rejection(http.get(`${API}/items`));

@@ -58,6 +58,7 @@ const OPTIONS = [
   'retryAfter',
   'budget',
   'breaker',
+  'rateLimit',
   'hedge',
   'attemptHeader',
 ] as const;
@@ -98,6 +99,7 @@ describe('the @default text of the public types', () => {
   test.each([
     ['BreakerOptions', options, DEFAULTS.breaker],
     ['HedgeOptions', options, DEFAULTS.hedgeFields],
+    ['RateLimitOptions', options, DEFAULTS.rateLimit],
     ['IdempotencyKeyOptions', options, DEFAULTS.idempotencyKey],
     [
       'RetryBudgetOptions',

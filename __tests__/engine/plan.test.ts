@@ -65,6 +65,18 @@ const rows: Row[] = [
     {},
     { delayMs: 250, source: 'backoff' },
   ],
+  [
+    "a throttled retry waits its turn in the origin's queue, not on Retry-After or backoff",
+    { decision: { retry: true, reason: '429' }, queueWaitMs: 40 },
+    {},
+    { delayMs: 40, source: 'rate-limit', paced: true },
+  ],
+  [
+    "a throttled retry with Retry-After waits the queue the server's wait holds",
+    { decision: { retry: true, reason: '429' }, retryAfterMs: 1000, queueWaitMs: 1000 },
+    {},
+    { delayMs: 1000, source: 'retry-after', paced: true },
+  ],
   // Stops, in the order the guards run.
   ['the table said no: not-retryable', no('not-retryable', '400'), {}, { stop: 'not-retryable' }],
   ['the table said no: non-idempotent', no('non-idempotent'), {}, { stop: 'non-idempotent' }],
@@ -104,6 +116,30 @@ const rows: Row[] = [
   ['a Retry-After past the deadline', { retryAfterMs: 5000, timeLeftMs: 4000 }, {}, { stop: 'deadline' }],
   ['the breaker would refuse the retry', { breakerRefuses: true }, {}, { stop: 'circuit-open' }],
   ['the deadline is judged before the breaker', { breakerRefuses: true, timeLeftMs: 10 }, {}, { stop: 'deadline' }],
+  [
+    "the origin's queue would hold the retry past the deadline",
+    { decision: { retry: true, reason: '429' }, queueWaitMs: 800, timeLeftMs: 500 },
+    {},
+    { stop: 'rate-limited' },
+  ],
+  [
+    "a server's Retry-After past the deadline is still 'deadline' when the queue holds it",
+    { decision: { retry: true, reason: '429' }, retryAfterMs: 800, queueWaitMs: 800, timeLeftMs: 500 },
+    {},
+    { stop: 'deadline' },
+  ],
+  [
+    "the origin's queue is at its bound",
+    { decision: { retry: true, reason: '429' }, queueWaitMs: Infinity },
+    {},
+    { stop: 'rate-limited' },
+  ],
+  [
+    "a Retry-After past the cap with retryAfter: 'fail' stops even a paced retry",
+    { decision: { retry: true, reason: '429' }, retryAfterMs: 60_000, queueWaitMs: 10 },
+    { retryAfter: 'fail' },
+    { stop: 'retry-after-too-long' },
+  ],
 ];
 
 test.each(rows)('%s', (_name, over, optionsOver, step) => {
@@ -194,6 +230,7 @@ const covered: Record<StopReason, string> = {
   'budget-exhausted': 'a spent budget refuses the token',
   'hook-failed': 'a hook that throws',
   'body-not-replayable': 'a stream body past replay.maxBytes was sent once',
+  'rate-limited': "the origin's queue would hold the retry past the deadline",
 };
 
 test('every stop reason has a row', () => {

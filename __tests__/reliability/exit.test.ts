@@ -14,7 +14,8 @@ test('the child exits within 1 s of returning from main, after retried, aborted 
     const n = (hits.get(req.url) ?? 0) + 1;
     hits.set(req.url, n);
     if (req.url === '/flaky' && n > 2) res.writeHead(200).end('{}');
-    else res.writeHead(503, req.url === '/long-wait' ? { 'retry-after': '30' } : {}).end();
+    // No Retry-After: since issue 22 one pauses the whole origin, and the child's next call would queue unsent.
+    else res.writeHead(503).end();
   });
   try {
     const child = spawn(

@@ -49,6 +49,10 @@ export class CallRun {
   retries = 0;
   /** The wait before the last retry (decorrelated jitter grows from it); the base before the first. */
   previousDelayMs: number;
+  /** When the attempt in flight left, if the limiter paced it (else never: `-Infinity`). */
+  sentAt = -Infinity;
+  /** The last attempt was throttled (429, 503 with a server wait, a spent quota): its retry waits its turn. */
+  throttled = false;
 
   /** `counted`: the call began under a closed breaker, its first attempt sent before it got here. */
   constructor(context: CallContext, counted = false) {
@@ -87,6 +91,11 @@ export class CallRun {
 
   get corsSensitive(): boolean {
     return this.route.corsSensitive;
+  }
+
+  /** The key of the rate limiter of the origin the call goes to now (the breaker's key): it follows a failover. */
+  get limiterKey(): string {
+    return this.route.breakerKey;
   }
 
   /**
@@ -135,6 +144,8 @@ export class CallRun {
   /** Whether a call's final failure is the downstream's fault (a retryable status or a transport failure). */
   private isDownstreamFailure(error: unknown): boolean {
     const failure = error instanceof CircuitOpenError ? error.cause : error;
+    // A 429 says the server is healthy and protecting itself: the rate limiter answers it, not the breaker.
+    if ((failure as { response?: { status?: unknown } } | undefined)?.response?.status === 429) return false;
     // A suspected CORS refusal says nothing about the origin's health.
     if (this.corsSensitive && this.shared.cors.suspect(this.origin, failure)) return false;
     const kind = failureKind(failure, this.options);

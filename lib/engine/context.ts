@@ -1,6 +1,7 @@
 import type { AxiosAdapter, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
 import type { BreakerRegistry } from '../guards/breaker';
 import type { CorsEvidence } from '../guards/cors';
+import type { RateLimiters } from '../guards/rate-limiters';
 import { attachKey, keysCall } from '../policy/idempotency';
 import type { ResolvedOptions } from '../policy/options';
 import type { RetryBudgetLike } from '../types';
@@ -24,6 +25,8 @@ export interface Shared {
   cors: CorsEvidence;
   /** Recent attempt latencies per origin, for adaptive hedge delays (made on first use). */
   latencyFor(origin: string): LatencyWindow;
+  /** The rate limiters of throttled origins; `undefined` with `rateLimit: false`. */
+  limiters: RateLimiters | undefined;
 }
 
 /** What a call's attempts work with, fixed when the call reaches the adapter. */

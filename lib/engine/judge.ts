@@ -1,6 +1,7 @@
 import { AxiosHeaders, isCancel } from 'axios';
 import type { AxiosError, AxiosResponse, AxiosResponseHeaders } from 'axios';
 import { classify } from '../policy/classify';
+import { parseShouldRetry } from '../policy/rate-limit-headers';
 import type { Decision } from '../policy/classify';
 import { resolveCallOptions } from '../policy/options';
 import type { RetryContext, RetryDecision } from '../types';
@@ -9,6 +10,7 @@ import type { Attempt, CallRun } from './call-run';
 import { runHook } from './hooks';
 import { interrupted } from './outcome';
 import type { Outcome } from './outcome';
+import { headerReader } from './rate-gate';
 
 /**
  * Judging one attempt: the decision table over a failure, and `shouldRetry` over the table (and
@@ -39,7 +41,7 @@ export async function judge(run: CallRun, attempt: Attempt): Promise<Verdict> {
   if (run.deadline.endedAttempt(error)) return { end: { error, stopReason: 'deadline' } };
   const keyed = run.state.idempotencyKey !== undefined;
   const facts = { error, method: run.method, keyed, deduped: run.call.deduped, data: run.config.data };
-  const decision = classify(facts, options);
+  const decision = serverSays(classify(facts, options), response);
   // A cancel is never retried, whatever a predicate says (a body that cannot be sent again is the plan's).
   if (options.shouldRetry === undefined || isCancel(error)) return { decision };
   const asked = await ask(run, error as AxiosError, response, decision);
@@ -49,6 +51,18 @@ export async function judge(run: CallRun, attempt: Attempt): Promise<Verdict> {
     return { decision: { retry: false, stopReason: 'not-retryable', reason: decision.reason } };
   }
   return { decision };
+}
+
+/**
+ * The server's explicit say (`x-should-retry: true|false`, as OpenAI's and Anthropic's servers send)
+ * over the table: it knows whether the request was processed. A cancel stays a cancel.
+ */
+function serverSays(decision: Decision, response: AxiosResponse | undefined): Decision {
+  if (response === undefined || (!decision.retry && decision.stopReason === 'aborted')) return decision;
+  const says = parseShouldRetry(headerReader(response.headers)('x-should-retry'));
+  if (says === true) return { retry: true, reason: decision.reason };
+  if (says === false) return { retry: false, stopReason: 'not-retryable', reason: 'x-should-retry: false' };
+  return decision;
 }
 
 /** Asks `shouldRetry`; `true` or `false` override the table, anything else keeps it. */

@@ -1,7 +1,6 @@
-import { AxiosError, AxiosHeaders } from 'axios';
-import type { AxiosResponse, AxiosResponseHeaders } from 'axios';
+import { AxiosError } from 'axios';
+import type { AxiosResponse } from 'axios';
 import type { Decision } from '../policy/classify';
-import { parseRetryAfter } from '../policy/retry-after';
 import { releaseBody } from './body';
 import { CallRun } from './call-run';
 import type { Attempt, MoveRefused } from './call-run';
@@ -13,6 +12,7 @@ import { judge } from './judge';
 import { circuitOpen, finish, interrupted, stop } from './outcome';
 import type { Outcome } from './outcome';
 import { plan } from './plan';
+import { activeLimiter, headerReader, observe, serverWaitMs, takeTurn } from './rate-gate';
 import type { Wait } from './plan';
 
 /**
@@ -52,12 +52,14 @@ async function loop(run: CallRun, first: Attempt | undefined): Promise<AxiosResp
   let attempt = first ?? (await send(run));
   for (;;) {
     if ('end' in attempt) return finish(run, attempt.end);
+    observe(run, attempt);
     const verdict = await judge(run, attempt);
     if ('accept' in verdict) return finish(run, { response: verdict.accept });
     if ('end' in verdict) return finish(run, verdict.end);
     const planned = await retry(run, verdict.decision);
     if (!('delayMs' in planned)) return finish(run, planned);
-    const interruption = await wait(run, planned.delayMs);
+    // A retry paced by the limiter waits in its queue (in `send`), not on a timer of its own.
+    const interruption = await wait(run, planned.paced === true ? 0 : planned.delayMs);
     if (interruption !== undefined) return finish(run, interruption);
     attempt = await send(run);
   }
@@ -74,6 +76,11 @@ async function send(run: CallRun): Promise<Attempt | { end: Outcome }> {
       return { end: { error: ended.error, stopReason: 'hook-failed' } };
     }
     if (ended.how !== 'done') return { end: interrupted(run, ended, () => run.deadline.error(config)) };
+  }
+  const turn = takeTurn(run);
+  if (turn !== undefined) {
+    const refused = await turn;
+    if (refused !== undefined) return { end: refused };
   }
   const hook = options.beforeAttempt;
   if (hook !== undefined) {
@@ -128,6 +135,8 @@ async function retry(run: CallRun, decision: Decision): Promise<Outcome | Wait> 
   const retry = run.retries++;
   // Read only when a retry is otherwise possible: a stream still being sent is read to its end first.
   const bodyReplayable = decision.retry && retry < options.retries ? await run.body.replayable() : true;
+  // A throttled attempt's retry waits its turn in the origin's queue, which holds the server's wait.
+  const limiter = run.throttled ? activeLimiter(run) : undefined;
   const step = plan(
     {
       decision,
@@ -135,7 +144,8 @@ async function retry(run: CallRun, decision: Decision): Promise<Outcome | Wait> 
       bodyReplayable,
       suspectedCors: run.corsSensitive && shared.cors.suspect(run.origin, run.failure),
       closed: shared.closed,
-      retryAfterMs: parseRetryAfter(headerValue(responseOf(run)?.headers, 'retry-after'), shared.now()),
+      retryAfterMs: serverWaitMs(headerReader(responseOf(run)?.headers), shared.now()),
+      queueWaitMs: limiter === undefined ? undefined : limiter.full ? Infinity : Math.ceil(limiter.expectedWaitMs()),
       previousDelayMs: run.previousDelayMs,
       timeLeftMs: run.deadline.timeLeft(),
       breakerRefuses: run.gate.refusing,
@@ -144,8 +154,9 @@ async function retry(run: CallRun, decision: Decision): Promise<Outcome | Wait> 
   );
   if ('stop' in step) return step.stop === 'circuit-open' ? circuitOpen(run) : stop(run, step.stop);
   if (step.source === 'backoff') run.previousDelayMs = Math.max(step.delayMs, options.baseDelayMs);
-  // Last, so a retry refused for another reason does not spend a token.
-  if (!(await run.token.take())) return stop(run, 'budget-exhausted');
+  // Last, so a retry refused for another reason does not spend a token. A throttled call's retry
+  // needs none: the limiter's queue already holds it to the rate the server allows.
+  if (step.paced !== true && !(await run.token.take())) return stop(run, 'budget-exhausted');
 
   const onRetry = options.onRetry;
   if (onRetry !== undefined) {
@@ -165,7 +176,7 @@ async function retry(run: CallRun, decision: Decision): Promise<Outcome | Wait> 
       attempt: state.attempts,
       delayMs: step.delayMs,
       delaySource: step.source,
-      reason: decision.reason,
+      reason: step.paced === true ? 'rate-limited' : decision.reason,
       error,
       config: run.config,
     };
@@ -194,12 +205,4 @@ async function wait(run: CallRun, delayMs: number): Promise<Outcome | undefined>
 /** The response of the attempt being retried: one `shouldRetry` asked to retry, or a failure's. */
 function responseOf(run: CallRun): { headers?: unknown } | undefined {
   return run.lastResponse ?? (run.lastError as { response?: { headers?: unknown } } | undefined)?.response;
-}
-
-/** A response header as text (AxiosHeaders or a custom adapter's plain object; the first of repeats). */
-function headerValue(headers: unknown, name: string): string | undefined {
-  if (headers === null || typeof headers !== 'object') return undefined;
-  let value: unknown = AxiosHeaders.from(headers as AxiosResponseHeaders).get(name);
-  if (Array.isArray(value)) value = value[0];
-  return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : undefined;
 }

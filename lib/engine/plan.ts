@@ -34,6 +34,11 @@ export interface RetryFacts {
   breakerRefuses: boolean;
   /** The body can be sent again (a stream kept whole, within `replay.maxBytes`, or a body factory). */
   bodyReplayable: boolean;
+  /**
+   * The attempt was throttled and its origin's rate limiter is on: how long the retry would wait
+   * for its turn in the queue, in ms (`Infinity` when the queue is full). `undefined` otherwise.
+   */
+  queueWaitMs?: number | undefined;
 }
 
 export type PlanOptions = Pick<
@@ -42,12 +47,14 @@ export type PlanOptions = Pick<
 >;
 
 /** Where a wait came from. */
-export type DelaySource = 'backoff' | 'retry-after';
+export type DelaySource = 'backoff' | 'retry-after' | 'rate-limit';
 
 /** Retry after this wait. */
 export interface Wait {
   delayMs: number;
   source: DelaySource;
+  /** The wait is a turn in the origin's rate-limiter queue (it needs no timer and no budget token). */
+  paced?: true;
 }
 
 /** The plan's answer: stop, with a reason, or wait and retry. */
@@ -76,6 +83,12 @@ const BEFORE_WAIT: readonly Guard[] = [
 
 /** Guards that judge the chosen wait, in order. */
 const AFTER_WAIT: readonly WaitGuard[] = [
+  // The origin's queue is at its bound, or waiting in it would outlast the deadline (a server's own
+  // Retry-After past the deadline stays 'deadline', as without a limiter).
+  ({ timeLeftMs }, { delayMs, source, paced }) =>
+    paced && (delayMs === Infinity || (source === 'rate-limit' && timeLeftMs !== undefined && delayMs >= timeLeftMs))
+      ? 'rate-limited'
+      : undefined,
   ({ timeLeftMs }, { delayMs }) => (timeLeftMs !== undefined && delayMs >= timeLeftMs ? 'deadline' : undefined),
   // An open breaker will not let the retry out; waiting it out would only hold the caller.
   ({ breakerRefuses }) => (breakerRefuses ? 'circuit-open' : undefined),
@@ -88,8 +101,19 @@ const AFTER_WAIT: readonly WaitGuard[] = [
  */
 function chooseWait(facts: RetryFacts, options: PlanOptions): Step {
   const asked = facts.retryAfterMs;
+  if (asked !== undefined && asked > options.maxDelayMs && options.retryAfter === 'fail') {
+    return { stop: 'retry-after-too-long' };
+  }
+  // The limiter's queue paces a throttled retry; the server's wait holds the queue itself.
+  if (facts.queueWaitMs !== undefined) {
+    // The server's own wait (clamped) is what the call waits at least: the queue's pause holds it.
+    if (asked !== undefined && asked > 0) {
+      const delayMs = Math.max(facts.queueWaitMs, Math.min(asked, options.maxDelayMs));
+      return { delayMs, source: 'retry-after', paced: true };
+    }
+    return { delayMs: facts.queueWaitMs, source: 'rate-limit', paced: true };
+  }
   if (asked !== undefined && asked > 0) {
-    if (asked > options.maxDelayMs && options.retryAfter === 'fail') return { stop: 'retry-after-too-long' };
     return { delayMs: Math.min(asked, options.maxDelayMs), source: 'retry-after' };
   }
   const input = {

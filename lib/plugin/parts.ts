@@ -4,6 +4,7 @@ import { BreakerRegistry } from '../guards/breaker';
 import { CorsEvidence } from '../guards/cors';
 import { OriginBudget } from '../guards/origin-budget';
 import { BoundedMap } from '../guards/origins';
+import { RateLimiters } from '../guards/rate-limiters';
 import type { ResolvedPluginOptions } from '../policy/options';
 
 /** Origins whose hedge latencies are kept (the least recently used is dropped past it). */
@@ -56,6 +57,15 @@ export function sharedParts(resolved: ResolvedPluginOptions): {
     now: resolved.now,
     cors: new CorsEvidence(),
     latencyFor: (origin) => latencies.getOrCreate(origin, makeLatencies),
+    limiters:
+      resolved.rateLimit === false
+        ? undefined
+        : new RateLimiters(
+            resolved.now,
+            resolved.rateLimit.maxQueue,
+            resolved.rateLimit.maxOrigins,
+            resolved.onRateLimit,
+          ),
   };
   return { shared, budgets };
 }

@@ -2,7 +2,7 @@ import type { AxiosInstance } from 'axios';
 import { resolvePluginOptions } from '../policy/options';
 import { originOf } from '../policy/origin';
 import type { RetryPluginOptions } from '../types';
-import type { CircuitBreakerView, RetryBudgetLike } from '../types';
+import type { CircuitBreakerView, RateLimiterView, RetryBudgetLike } from '../types';
 import { installOn } from './install';
 import { sharedParts } from './parts';
 
@@ -39,6 +39,12 @@ export interface RetryPlugin {
    * has no opossum breaker until its first failure: this read makes it, closed, with its successes.
    */
   breaker(keyOrUrl: string): CircuitBreakerView | undefined;
+  /**
+   * A snapshot of the rate limiter of `keyOrUrl` (a `breaker.key` result) or else of that URL's
+   * origin: its state (`'off'` or `'on'`), its rate per second and its queue; `undefined` when
+   * `rateLimit` is `false` or the origin never throttled.
+   */
+  limiter(keyOrUrl: string): RateLimiterView | undefined;
 }
 
 /**
@@ -54,6 +60,7 @@ export function retryPlugin(options?: RetryPluginOptions): RetryPlugin {
     async close() {
       shared.closed = true;
       for (const end of [...shared.closers]) end();
+      shared.limiters?.close();
       const shutdowns: Array<Promise<void>> = [];
       if (shared.breakers) shutdowns.push(shared.breakers.close());
       if (resolved.budget !== false && 'shared' in resolved.budget) shutdowns.push(resolved.budget.shared.flush());
@@ -68,6 +75,10 @@ export function retryPlugin(options?: RetryPluginOptions): RetryPlugin {
     },
     breaker(keyOrUrl) {
       return shared.breakers?.peek(keyOrUrl) ?? shared.breakers?.peek(originOf(keyOrUrl, undefined));
+    },
+    limiter(keyOrUrl) {
+      const limiters = shared.limiters;
+      return (limiters?.get(keyOrUrl) ?? limiters?.get(originOf(keyOrUrl, undefined)))?.view();
     },
   };
   return plugin;

@@ -54,6 +54,7 @@ export const DEFAULTS = {
     rollingCountBuckets: 10,
     maxOrigins: 1000,
   },
+  rateLimit: { maxQueue: 10_000, maxOrigins: 1000 },
   hedge: false,
   attemptHeader: false,
   /** 8 MiB: a typical upload kept for a retry; bigger ones are streamed once (or given a `body` factory). */

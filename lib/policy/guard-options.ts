@@ -119,3 +119,23 @@ export function resolveBreaker(value: unknown): false | ResolvedBreakerOptions {
     fail('', 'breaker.shared', 'must be a BreakerSync (e.g. redisBreakerSync(client))');
   return result;
 }
+
+/** The rate limiter's settings, every default filled in. */
+export interface ResolvedRateLimit {
+  maxQueue: number;
+  maxOrigins: number;
+}
+
+const RATE_LIMIT_FIELDS = new Set(Object.keys(DEFAULTS.rateLimit));
+
+export function resolveRateLimit(value: unknown): false | ResolvedRateLimit {
+  if (value === false) return false;
+  const input = value === undefined ? {} : value;
+  if (!isPlainObject(input)) fail('', 'rateLimit', `must be false or an options object, got ${shown(input)}`);
+  checkKnown('rateLimit.', input, RATE_LIMIT_FIELDS);
+  const defaults = DEFAULTS.rateLimit;
+  return {
+    maxQueue: wholeNumber('', 'rateLimit.maxQueue', own(input, 'maxQueue'), defaults.maxQueue, 1),
+    maxOrigins: wholeNumber('', 'rateLimit.maxOrigins', own(input, 'maxOrigins'), defaults.maxOrigins, 1),
+  };
+}

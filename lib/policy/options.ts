@@ -1,7 +1,7 @@
 import type { GiveUpEvent, JitterStrategy, RetryEvent, RetryPluginOptions, RetryRequestOptions } from '../types';
 import { DEFAULT_ERROR_CODES, DEFAULT_STATUS_CODES, DEFAULTS, MAX_TIMER_MS, systemClock } from './defaults';
-import { resolveBreaker, resolveBudget } from './guard-options';
-import type { ResolvedBreakerOptions, ResolvedBudget } from './guard-options';
+import { resolveBreaker, resolveBudget, resolveRateLimit } from './guard-options';
+import type { ResolvedBreakerOptions, ResolvedBudget, ResolvedRateLimit } from './guard-options';
 import { resolveKeys } from './key-options';
 import type { KeySettings } from './key-options';
 import { checkKnown, fail, fn, HEADER_NAME, isPlainObject, nonNegative, own, shown, wholeNumber } from './validate';
@@ -51,6 +51,8 @@ export interface ResolvedPluginOptions {
   budget: ResolvedBudget;
   breaker: false | ResolvedBreakerOptions;
   onCircuitStateChange: RetryPluginOptions['onCircuitStateChange'];
+  rateLimit: false | ResolvedRateLimit;
+  onRateLimit: RetryPluginOptions['onRateLimit'];
   now: () => number;
 }
 
@@ -85,7 +87,15 @@ const CALL_FIELDS = new Set([
   'replay',
   'body',
 ]);
-const PLUGIN_FIELDS = new Set([...CALL_FIELDS, 'budget', 'breaker', 'onCircuitStateChange', 'now']);
+const PLUGIN_FIELDS = new Set([
+  ...CALL_FIELDS,
+  'budget',
+  'breaker',
+  'onCircuitStateChange',
+  'rateLimit',
+  'onRateLimit',
+  'now',
+]);
 const PERCENTILES: Record<string, number> = { p50: 0.5, p90: 0.9, p95: 0.95, p99: 0.99 };
 const HEDGE_FIELDS = new Set(['delayMs', ...Object.keys(DEFAULTS.hedgeFields)]);
 
@@ -268,6 +278,8 @@ export function resolvePluginOptions(options: RetryPluginOptions | undefined): R
     budget: resolveBudget(own(input, 'budget')),
     breaker: resolveBreaker(own(input, 'breaker')),
     onCircuitStateChange: fn('', 'onCircuitStateChange', own(input, 'onCircuitStateChange'), undefined),
+    rateLimit: resolveRateLimit(own(input, 'rateLimit')),
+    onRateLimit: fn('', 'onRateLimit', own(input, 'onRateLimit'), undefined),
     now: fn('', 'now', own(input, 'now'), systemClock),
   };
 }

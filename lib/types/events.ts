@@ -13,7 +13,8 @@ export type StopReason =
   | 'circuit-open'
   | 'hook-failed'
   | 'cors-suspected'
-  | 'body-not-replayable';
+  | 'body-not-replayable'
+  | 'rate-limited';
 
 /** What the plugin did for one logical call; found on `response.config` and `error.config`. */
 export interface RetryState {
@@ -43,9 +44,16 @@ export interface RetryEvent {
   attempt: number;
   /** The wait about to start, in milliseconds. */
   delayMs: number;
-  /** Where `delayMs` came from: the jittered backoff or the server's `Retry-After`. */
-  delaySource: 'backoff' | 'retry-after';
-  /** The failure being retried, as text: the status (`'503'`) or the network code (`'ECONNRESET'`). */
+  /**
+   * Where `delayMs` came from: the jittered backoff, the server's `Retry-After` (or `retry-after-ms`),
+   * or the origin's rate limiter (`'rate-limit'`: the retry of a throttled attempt waits its turn in
+   * the origin's queue; `delayMs` is the wait expected then).
+   */
+  delaySource: 'backoff' | 'retry-after' | 'rate-limit';
+  /**
+   * The failure being retried, as text: the status (`'503'`) or the network code (`'ECONNRESET'`);
+   * `'rate-limited'` for a throttled attempt whose retry waits in the rate limiter's queue.
+   */
   reason: string;
   /**
    * The failure being retried. For a resolved response that `shouldRetry` asked to retry: an

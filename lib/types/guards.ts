@@ -95,3 +95,26 @@ export interface RetryBudgetLike {
   /** Hands batched counts to a shared store now. */
   flush(): Promise<void>;
 }
+
+/** `off`: calls to the origin go straight out. `on`: they are paced through its queue. */
+export type LimiterState = 'off' | 'on';
+
+/** What `plugin.limiter(url)` shows of an origin's rate limiter (a snapshot). */
+export interface RateLimiterView {
+  readonly state: LimiterState;
+  /** Requests per second the limiter lets out now; `Infinity` while off. */
+  readonly ratePerSecond: number;
+  /** Calls waiting their turn. */
+  readonly queued: number;
+  /** Every call is held until this time (ms of the plugin's clock), after a `Retry-After` or a spent quota; 0 when not paused. */
+  readonly pausedUntil: number;
+}
+
+/** An origin's rate limiter engaged (the server began throttling) or relaxed (it stopped); see `onRateLimit`. */
+export interface RateLimitEvent {
+  /** The origin (or breaker key) the limiter paces. */
+  origin: string;
+  state: 'engaged' | 'relaxed';
+  /** The rate it paces at from now, per second (`Infinity` on relax). */
+  ratePerSecond: number;
+}

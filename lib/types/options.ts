@@ -1,7 +1,22 @@
 /** The options a user passes: to `retryPlugin()`, and per request in `config.retry`. */
 import type { InternalAxiosRequestConfig } from 'axios';
 import type { AttemptInfo, CircuitStateChange, GiveUpEvent, HedgeEvent, RetryContext, RetryEvent } from './events';
-import type { BreakerSync, RetryBudgetLike } from './guards';
+import type { BreakerSync, RateLimitEvent, RetryBudgetLike } from './guards';
+
+/** The adaptive per-origin rate limiter's settings (see `rateLimit`). */
+export interface RateLimitOptions {
+  /**
+   * The most calls that may wait their turn for one origin; a call past it stops at once with
+   * `'rate-limited'` (so does one that would wait past its `deadlineMs`).
+   * @default 10000
+   */
+  maxQueue?: number;
+  /**
+   * Origins with a limiter kept at once (the least recently used is dropped past it).
+   * @default 1000
+   */
+  maxOrigins?: number;
+}
 
 /** How the wait before a retry is computed when the server does not say. */
 export type JitterStrategy = 'full' | 'equal' | 'decorrelated' | 'none';
@@ -178,6 +193,15 @@ export interface RetryPluginOptions {
    */
   breaker?: false | BreakerOptions;
   /**
+   * The adaptive per-origin rate limiter, or `false` for none. Off until an origin throttles (a
+   * 429, a 503 with `Retry-After`, a `RateLimit` header saying the quota is spent); then that
+   * origin's calls and retries wait their turn in a FIFO queue, paced at the rate the server
+   * allows, and it relaxes after 5 s without a throttle. A server's `Retry-After` pauses the whole
+   * origin. See docs/guides/rate-limits.md.
+   * @default { maxQueue: 10000, maxOrigins: 1000 }
+   */
+  rateLimit?: false | RateLimitOptions;
+  /**
    * Bound on the whole call, in ms since it began: an attempt in flight is ended at the deadline
    * (each attempt's timeout is the smaller of axios's `timeout` and the time left), and no wait is
    * scheduled that would end past it. Stop reason `'deadline'`.
@@ -241,6 +265,11 @@ export interface RetryPluginOptions {
    */
   onCircuitStateChange?: (change: CircuitStateChange) => void;
   /**
+   * Called when an origin's rate limiter engages (the server began throttling) or relaxes.
+   * @default undefined
+   */
+  onRateLimit?: (event: RateLimitEvent) => void;
+  /**
    * Sends the attempt number (`1` on the first attempt, `2` on the first retry, …) in a request
    * header, so servers and proxies can see retries and shed them first under load (as the SRE book
    * recommends for layered systems). `true` uses `X-Retry-Attempt`; a string names the header.
@@ -275,7 +304,7 @@ export interface RetryPluginOptions {
  */
 export interface RetryRequestOptions extends Omit<
   RetryPluginOptions,
-  'budget' | 'breaker' | 'idempotencyKey' | 'onCircuitStateChange' | 'now'
+  'budget' | 'breaker' | 'idempotencyKey' | 'onCircuitStateChange' | 'now' | 'rateLimit' | 'onRateLimit'
 > {
   /**
    * A string pins the key for this call; `false` sends none; an object overrides the settings.

@@ -29,12 +29,14 @@ async function main(base: string): Promise<void> {
 
   const controller = new AbortController();
   let started = new Promise<void>((resolve) => (waiting = resolve));
-  const aborted = outcome(client.post(`${base}/long-wait`, { n: 2 }, { signal: controller.signal }));
+  // A long wait of the call's own (a backoff from a 30 s base), ended by the abort and by close().
+  const long = { retry: { baseDelayMs: 30_000, maxDelayMs: 60_000, random: () => 0.9 } };
+  const aborted = outcome(client.post(`${base}/long-wait`, { n: 2 }, { signal: controller.signal, ...long }));
   await started;
   controller.abort();
 
   started = new Promise<void>((resolve) => (waiting = resolve));
-  const pending = outcome(client.get(`${base}/long-wait`));
+  const pending = outcome(client.get(`${base}/long-wait`, long));
   await started;
   // onRetry runs just before the wait is armed; give it a moment so close() finds the wait (a
   // close() in that gap is the race reported with issue 5).

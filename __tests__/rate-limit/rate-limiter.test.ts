@@ -1,0 +1,149 @@
+/**
+ * The rate limiter's rules, on jest's fake clock: off until a throttle, FIFO turns at the rate,
+ * one cut per burst, a pause for Retry-After, the queue bound, relaxing, and no timer left behind.
+ */
+import { BETA, RELAX_MS, SEED_RATE, RateLimiter } from '../../lib/guards/rate-limiter';
+import type { RateLimitEvent } from '../../lib/types';
+
+let events: RateLimitEvent[];
+const make = (maxQueue = 100): RateLimiter =>
+  new RateLimiter(
+    'http://api.test',
+    () => Date.now(),
+    maxQueue,
+    (e) => events.push(e),
+  );
+
+beforeEach(() => {
+  jest.useFakeTimers({ now: 1_000_000 });
+  events = [];
+});
+afterEach(() => jest.useRealTimers());
+
+/** Queues `n` acquires; records the fake time each was let go at, in order of release. */
+function queueUp(limiter: RateLimiter, n: number, released: Array<[number, number]>): Array<() => void> {
+  const cancels: Array<() => void> = [];
+  for (let i = 0; i < n; i++) {
+    const turn = limiter.acquire();
+    if (turn === 'go') released.push([i, Date.now()]);
+    else if (turn === 'full') throw new Error('full');
+    else {
+      void turn.turn.then(() => released.push([i, Date.now()]));
+      cancels.push(turn.cancel);
+    }
+  }
+  return cancels;
+}
+
+test('off, every call goes at once and no timer is set', () => {
+  const limiter = make();
+  for (let i = 0; i < 1000; i++) expect(limiter.acquire()).toBe('go');
+  expect(jest.getTimerCount()).toBe(0);
+  expect(limiter.view()).toEqual({ state: 'off', ratePerSecond: Infinity, queued: 0, pausedUntil: 0 });
+});
+
+test('the first throttle engages it at the seed rate and says so', () => {
+  const limiter = make();
+  limiter.throttled({ sentAt: -Infinity });
+  expect(limiter.state).toBe('on');
+  expect(limiter.ratePerSecond).toBe(SEED_RATE);
+  expect(events).toEqual([{ origin: 'http://api.test', state: 'engaged', ratePerSecond: SEED_RATE }]);
+});
+
+test('while on, calls go one interval apart, first in first out', async () => {
+  const limiter = make();
+  limiter.throttled({ sentAt: -Infinity });
+  const released: Array<[number, number]> = [];
+  queueUp(limiter, 4, released);
+  const start = Date.now();
+  await jest.advanceTimersByTimeAsync(1000 / SEED_RATE - 1);
+  expect(released.map(([i]) => i)).toEqual([0]);
+  await jest.advanceTimersByTimeAsync(1000);
+  expect(released.map(([i]) => i)).toEqual([0, 1, 2, 3]);
+  const gaps = released.slice(1).map(([, at], k) => at - released[k]![1]);
+  // The rate may have grown while calls queued (slow start), never faster than double the seed.
+  for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(1000 / SEED_RATE / 2 - 1);
+  expect(released[0]![1]).toBe(start);
+});
+
+test('a burst of 429s to calls sent before the cut cuts the rate once', () => {
+  const limiter = make();
+  limiter.throttled({ sentAt: -Infinity });
+  const rate = limiter.ratePerSecond;
+  for (let i = 0; i < 50; i++) limiter.throttled({ sentAt: Date.now() - 10 });
+  expect(limiter.ratePerSecond).toBe(rate);
+});
+
+test('a throttle after the cut cuts to BETA of the successes measured over the last second', () => {
+  const limiter = make();
+  limiter.throttled({ sentAt: -Infinity });
+  const cutAt = Date.now();
+  // 80 successes a second, for a second and a half.
+  for (let t = 0; t < 1500; t += 12.5) {
+    jest.setSystemTime(cutAt + t);
+    limiter.succeeded();
+  }
+  limiter.throttled({ sentAt: Date.now() - 20 });
+  expect(limiter.capacity).toBeGreaterThan(75);
+  expect(limiter.capacity).toBeLessThan(85);
+  expect(limiter.ratePerSecond).toBeLessThanOrEqual(SEED_RATE * BETA);
+});
+
+test('a Retry-After pauses the whole queue until it has passed', async () => {
+  const limiter = make();
+  limiter.throttled({ sentAt: -Infinity, pauseMs: 1000 });
+  const released: Array<[number, number]> = [];
+  const start = Date.now();
+  queueUp(limiter, 3, released);
+  await jest.advanceTimersByTimeAsync(999);
+  expect(released).toEqual([]);
+  await jest.advanceTimersByTimeAsync(1);
+  expect(released[0]).toEqual([0, start + 1000]);
+  expect(limiter.expectedWaitMs()).toBeGreaterThan(0);
+});
+
+test('the queue has a bound; a place given up is skipped', async () => {
+  const limiter = make(2);
+  limiter.throttled({ sentAt: -Infinity, pauseMs: 100 });
+  const released: Array<[number, number]> = [];
+  const [cancelFirst] = queueUp(limiter, 2, released);
+  expect(limiter.full).toBe(true);
+  expect(limiter.acquire()).toBe('full');
+  cancelFirst!();
+  await jest.advanceTimersByTimeAsync(200);
+  expect(released.map(([i]) => i)).toEqual([1]);
+});
+
+test(`it relaxes to unlimited ${RELAX_MS} ms after the last throttle, once the queue is empty`, async () => {
+  const limiter = make();
+  limiter.throttled({ sentAt: -Infinity });
+  await jest.advanceTimersByTimeAsync(RELAX_MS - 1);
+  limiter.succeeded();
+  expect(limiter.state).toBe('on');
+  await jest.advanceTimersByTimeAsync(1);
+  limiter.succeeded();
+  expect(limiter.state).toBe('off');
+  expect(limiter.ratePerSecond).toBe(Infinity);
+  expect(events.map((e) => e.state)).toEqual(['engaged', 'relaxed']);
+  expect(limiter.acquire()).toBe('go');
+});
+
+test("a policy's stated rate caps the pace", () => {
+  const limiter = make();
+  limiter.throttled({ sentAt: -Infinity, policyRate: 10 });
+  expect(limiter.ratePerSecond).toBeLessThanOrEqual(10);
+  limiter.hinted(5, undefined);
+  expect(limiter.ratePerSecond).toBeLessThanOrEqual(5);
+});
+
+test('close() lets every waiting call go and leaves no timer', async () => {
+  const limiter = make();
+  limiter.throttled({ sentAt: -Infinity, pauseMs: 60_000 });
+  const released: Array<[number, number]> = [];
+  queueUp(limiter, 3, released);
+  expect(jest.getTimerCount()).toBe(1);
+  limiter.close();
+  await jest.advanceTimersByTimeAsync(0);
+  expect(released).toHaveLength(3);
+  expect(jest.getTimerCount()).toBe(0);
+});

@@ -1,0 +1,169 @@
+/**
+ * Rate limits through real axios and a real node:http server: what the server receives, the waits
+ * chosen and the errors thrown when an origin throttles.
+ */
+import type { AxiosError } from 'axios';
+import { retryPlugin } from '../../lib';
+import type { RateLimitEvent, RetryEvent, RetryPluginOptions } from '../../lib';
+import { client, closePlugins, rejection } from '../support/helpers';
+import { serverPerTest } from '../support/test-server';
+import type { Handler } from '../support/test-server';
+
+const t = serverPerTest();
+afterEach(closePlugins);
+
+/** 429 with `headers` for the first `n` requests, then 200. */
+const throttleFirst =
+  (n: number, headers: Record<string, string> = {}): Handler =>
+  (_req, res, index) =>
+    index < n ? res.writeHead(429, headers).end('slow down') : res.writeHead(200).end('ok');
+
+const stateOf = (error: unknown) => (error as AxiosError).config!.retryState!;
+
+test('a 429 never counts against the breaker: the origin stays reachable', async () => {
+  t.handler = (_req, res) => res.writeHead(429).end();
+  // The limiter off, so the twelve calls are not paced down to a call a second.
+  const { http, plugin } = client({ retries: 0, breaker: { volumeThreshold: 5 }, rateLimit: false });
+  for (let i = 0; i < 12; i++) await rejection(http.get(`${t.server.url}/r`));
+  expect(plugin.breaker(t.server.url)!.closed).toBe(true);
+  expect(t.server.requests).toHaveLength(12);
+});
+
+test('a 503 still counts (unchanged): the breaker opens and nothing more is sent', async () => {
+  t.handler = (_req, res) => res.writeHead(503).end();
+  const { http } = client({ retries: 0, breaker: { volumeThreshold: 5 } });
+  for (let i = 0; i < 12; i++) await rejection(http.get(`${t.server.url}/r`));
+  expect(t.server.requests.length).toBeLessThan(12);
+});
+
+test("one call's retry-after-ms holds the whole origin, and is read before Retry-After", async () => {
+  t.handler = throttleFirst(1, { 'retry-after-ms': '250', 'retry-after': '30' });
+  const events: RateLimitEvent[] = [];
+  const retries: RetryEvent[] = [];
+  const { http, plugin } = client({ onRateLimit: (e) => events.push(e), onRetry: (e) => void retries.push(e) });
+  const first = http.get(`${t.server.url}/a`);
+  // Wait for the 429 to engage the limiter, then start a second call.
+  while (plugin.limiter(t.server.url)?.state !== 'on') await new Promise((r) => setTimeout(r, 5));
+  const throttledAt = Date.now();
+  const view = plugin.limiter(t.server.url)!;
+  expect(view.pausedUntil).toBeGreaterThan(throttledAt);
+  expect(view.pausedUntil - throttledAt).toBeLessThanOrEqual(250);
+  await Promise.all([first, http.get(`${t.server.url}/b`)]);
+  // Nothing reached the server during the pause: the second and third requests came after it.
+  expect(Date.now() - throttledAt).toBeGreaterThanOrEqual(200);
+  expect(t.server.requests).toHaveLength(3);
+  expect(events).toEqual([{ origin: t.server.url, state: 'engaged', ratePerSecond: expect.any(Number) }]);
+  expect(retries).toHaveLength(1);
+  expect(retries[0]).toMatchObject({ reason: 'rate-limited', delaySource: 'retry-after' });
+});
+
+test('a throttled retry takes no budget token: the limiter holds it to the rate', async () => {
+  t.handler = throttleFirst(1);
+  const { http } = client({ budget: { ratio: 0, minPerSecond: 0 } });
+  const response = await http.get(`${t.server.url}/r`);
+  expect(response.status).toBe(200);
+  expect(t.server.requests).toHaveLength(2);
+});
+
+test('a 503 retry still needs a token (unchanged)', async () => {
+  t.handler = (_req, res, index) => res.writeHead(index === 0 ? 503 : 200).end();
+  const { http } = client({ budget: { ratio: 0, minPerSecond: 0 } });
+  const error = await rejection(http.get(`${t.server.url}/r`));
+  expect(stateOf(error).stopReason).toBe('budget-exhausted');
+});
+
+test('x-should-retry: false stops a retryable failure; true retries a status the table would not', async () => {
+  t.handler = (_req, res, index) =>
+    index === 0
+      ? res.writeHead(503, { 'x-should-retry': 'false' }).end()
+      : index === 1
+        ? res.writeHead(400, { 'x-should-retry': 'true' }).end()
+        : res.writeHead(200).end('ok');
+  const { http } = client();
+  const error = await rejection(http.get(`${t.server.url}/a`));
+  expect(stateOf(error).stopReason).toBe('not-retryable');
+  expect(t.server.requests).toHaveLength(1);
+  const response = await http.get(`${t.server.url}/b`);
+  expect(response.status).toBe(200);
+  expect(t.server.requests).toHaveLength(3);
+});
+
+test("a call that would wait past its deadline in a paused origin's queue stops with rate-limited, unsent", async () => {
+  t.handler = throttleFirst(1, { 'retry-after': '20' });
+  const { http, plugin } = client({ retries: 0 });
+  await rejection(http.get(`${t.server.url}/a`));
+  expect(plugin.limiter(t.server.url)?.state).toBe('on');
+  const started = Date.now();
+  const error = await rejection(http.get(`${t.server.url}/b`, { retry: { deadlineMs: 300 } }));
+  expect(stateOf(error).stopReason).toBe('rate-limited');
+  expect((error as unknown as AxiosError).code).toBe('ERR_RATE_LIMITED');
+  expect(Date.now() - started).toBeLessThan(250);
+  expect(t.server.requests).toHaveLength(1);
+});
+
+test('a call past the queue bound stops with rate-limited; an aborted one leaves the queue', async () => {
+  t.handler = throttleFirst(1, { 'retry-after-ms': '400' });
+  const { http, plugin } = client({ retries: 0, rateLimit: { maxQueue: 1 } });
+  await rejection(http.get(`${t.server.url}/a`));
+  const controller = new AbortController();
+  const queued = rejection(http.get(`${t.server.url}/b`, { signal: controller.signal }));
+  await new Promise((r) => setTimeout(r, 10));
+  expect(plugin.limiter(t.server.url)?.queued).toBe(1);
+  const refused = await rejection(http.get(`${t.server.url}/c`));
+  expect(stateOf(refused).stopReason).toBe('rate-limited');
+  controller.abort();
+  expect(stateOf(await queued).stopReason).toBe('aborted');
+  expect(plugin.limiter(t.server.url)?.queued).toBe(0);
+  expect(t.server.requests).toHaveLength(1);
+});
+
+test('close() ends the waits of queued calls', async () => {
+  t.handler = throttleFirst(1, { 'retry-after': '20' });
+  const { http, plugin } = client({ retries: 0 });
+  await rejection(http.get(`${t.server.url}/a`));
+  const queued = rejection(http.get(`${t.server.url}/b`));
+  await new Promise((r) => setTimeout(r, 10));
+  await plugin.close();
+  expect(stateOf(await queued).stopReason).toBe('aborted');
+  expect(t.server.requests).toHaveLength(1);
+});
+
+test("a Retry-After ten years away holds the origin maxDelayMs, or stops the call with retryAfter: 'fail'", async () => {
+  t.handler = throttleFirst(1, { 'retry-after': String(10 * 365 * 86_400) });
+  const { http, plugin } = client({ retries: 0, maxDelayMs: 1000 });
+  await rejection(http.get(`${t.server.url}/a`));
+  const pausedUntil = plugin.limiter(t.server.url)!.pausedUntil;
+  expect(pausedUntil).toBeGreaterThan(Date.now());
+  expect(pausedUntil).toBeLessThanOrEqual(Date.now() + 1000);
+  t.server.requests.length = 0;
+  t.handler = throttleFirst(1, { 'retry-after': String(10 * 365 * 86_400) });
+  const strict = client({ retryAfter: 'fail', maxDelayMs: 1000 });
+  const error = await rejection(strict.http.get(`${t.server.url}/b`));
+  expect(stateOf(error).stopReason).toBe('retry-after-too-long');
+});
+
+test('rateLimit: false leaves a throttled origin unpaced (the 0.x behaviour)', async () => {
+  t.handler = throttleFirst(1, { 'retry-after': '20' });
+  const { http, plugin } = client({ retries: 0, rateLimit: false });
+  await rejection(http.get(`${t.server.url}/a`));
+  expect(plugin.limiter(t.server.url)).toBeUndefined();
+  await http.get(`${t.server.url}/b`);
+  expect(t.server.requests).toHaveLength(2);
+});
+
+describe('options', () => {
+  test.each<[unknown, string]>([
+    [{ maxQueue: 0 }, 'rateLimit.maxQueue'],
+    [{ maxQueue: 1.5 }, 'rateLimit.maxQueue'],
+    [{ maxOrigins: -1 }, 'rateLimit.maxOrigins'],
+    [{ queue: 5 }, 'rateLimit.queue'],
+    ['on', 'rateLimit'],
+  ])('rateLimit: %p throws a TypeError naming %s', (value, field) => {
+    expect(() => retryPlugin({ rateLimit: value } as RetryPluginOptions)).toThrow(TypeError);
+    expect(() => retryPlugin({ rateLimit: value } as RetryPluginOptions)).toThrow(field);
+  });
+
+  test('onRateLimit must be a function', () => {
+    expect(() => retryPlugin({ onRateLimit: 5 } as unknown as RetryPluginOptions)).toThrow(/onRateLimit/);
+  });
+});

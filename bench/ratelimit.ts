@@ -1,0 +1,325 @@
+/**
+ * What a retry library does against a rate-limited API (issue 22): a token bucket of `--rate`
+ * requests/s with a burst of `--burst` and `--latency-ms` of latency, answering 429 over the limit,
+ * four ways (`--hints`: Retry-After: 1, no hint, the IETF RateLimit fields, X-RateLimit-*).
+ * Closed-loop callers (`--callers`, one run per count) call for `--run-ms`; contenders one after
+ * another, each on a fresh server bucket.
+ *
+ * Reported per contender: failed calls (share of calls), the 429 share of requests (steady: from
+ * `--steady-ms` on, once the first burst is over), goodput (successful calls per second as a share
+ * of the limit, steady and overall), p50 and p99 of call latency.
+ *
+ *   npm run bench:ratelimit
+ *   npx tsx bench/ratelimit.ts --run-ms 4000 --callers 20 --hints none --only axios-resilience
+ *   npx tsx bench/ratelimit.ts --svg docs/guides/rate-limits.svg
+ */
+import { writeFileSync } from 'node:fs';
+import { exponentialDelay } from 'axios-retry';
+import * as rax from 'retry-axios';
+import { percentile } from './stats';
+import {
+  bare,
+  connect,
+  forkChild,
+  fixed,
+  flags,
+  keepAliveAgent,
+  main,
+  only,
+  resilience,
+  startServer,
+  table,
+  withAxiosRetry,
+} from './harness';
+import type { BenchServer, Contender } from './harness';
+import type { BucketHints } from './server';
+
+const args = flags({
+  callers: '20,200',
+  hints: 'retry-after,none,ratelimit,x-ratelimit',
+  'run-ms': 8000,
+  'steady-ms': 1500,
+  rate: 100,
+  burst: 10,
+  'latency-ms': 20,
+  only: undefined,
+  svg: undefined,
+  /** Also run ours in this many processes at once against one bucket (0: no fleet run). */
+  fleet: 4,
+  /** Internal: this process is one of the fleet's (spoken to over IPC). */
+  child: false,
+});
+
+const HINTS: readonly BucketHints[] = ['retry-after', 'none', 'ratelimit', 'x-ratelimit'];
+const hintList = args.hints.split(',') as BucketHints[];
+for (const hint of hintList) if (!HINTS.includes(hint)) throw new TypeError(`--hints takes ${HINTS.join(', ')}`);
+const callerCounts = args.callers.split(',').map(Number);
+
+const retryAxios: Contender = {
+  key: 'retry-axios',
+  label: 'retry-axios (retry 5)',
+  install(http) {
+    http.defaults.raxConfig = { retry: 5 };
+    rax.attach(http);
+  },
+};
+
+const contenders = only(
+  [
+    bare('bare', 'plain axios'),
+    withAxiosRetry('axios-retry', 'axios-retry (retries 5, exponentialDelay)', {
+      retries: 5,
+      retryDelay: exponentialDelay,
+    }),
+    retryAxios,
+    resilience('axios-resilience', 'axios-resilience (defaults)'),
+  ],
+  args.only,
+);
+
+export interface RunResult {
+  calls: number;
+  failed: number;
+  /** Successful calls per second as a share of the limit: steady (from `--steady-ms`) and overall. */
+  goodputSteady: number;
+  goodput: number;
+  share429: number;
+  share429Steady: number;
+  p50: number;
+  p99: number;
+  /** Successes per 100 ms, for the chart. */
+  timeline: number[];
+}
+
+async function run(server: BenchServer, contender: Contender, callers: number, hints: BucketHints): Promise<RunResult> {
+  const startAt = Date.now() + 100;
+  const steadyFrom = startAt + args['steady-ms'];
+  await server.configure({
+    bucket: { ratePerSecond: args.rate, burst: args.burst, hints, steadyFrom },
+    latency: { seed: 1, slowShare: 0, slowMs: [0, 0], fastMs: [args['latency-ms'], args['latency-ms']] },
+  });
+  const counts = await callLoop(contender, server.url, callers, startAt);
+  const stats = await server.stats();
+  return summary(counts, stats);
+}
+
+/** What one process's callers did. */
+interface Counts {
+  calls: number;
+  failed: number;
+  ok: number;
+  okSteady: number;
+  latencies: number[];
+  timeline: number[];
+}
+
+function summary(
+  counts: Counts,
+  stats: { requests: number; throttled: number; steadyRequests: number; steadyThrottled: number },
+): RunResult {
+  const seconds = args['run-ms'] / 1000;
+  const steadySeconds = (args['run-ms'] - args['steady-ms']) / 1000;
+  return {
+    calls: counts.calls,
+    failed: counts.failed,
+    goodput: counts.ok / seconds / args.rate,
+    goodputSteady: counts.okSteady / steadySeconds / args.rate,
+    share429: stats.throttled / Math.max(1, stats.requests),
+    share429Steady: stats.steadyThrottled / Math.max(1, stats.steadyRequests),
+    p50: percentile(counts.latencies, 50),
+    p99: percentile(counts.latencies, 99),
+    timeline: counts.timeline,
+  };
+}
+
+/** `callers` closed-loop callers from `startAt` for `--run-ms`. */
+async function callLoop(contender: Contender, baseURL: string, callers: number, startAt: number): Promise<Counts> {
+  const endAt = startAt + args['run-ms'];
+  const steadyFrom = startAt + args['steady-ms'];
+  const client = connect(contender, { baseURL, agent: keepAliveAgent() });
+  const latencies: number[] = [];
+  const timeline = new Array<number>(Math.ceil(args['run-ms'] / 100)).fill(0);
+  let calls = 0;
+  let failed = 0;
+  let ok = 0;
+  let okSteady = 0;
+  while (Date.now() < startAt) await new Promise((done) => setTimeout(done, 5));
+  const caller = async (): Promise<void> => {
+    while (Date.now() < endAt) {
+      const began = Date.now();
+      calls++;
+      try {
+        await client.http.get('/r');
+        const at = Date.now();
+        latencies.push(at - began);
+        if (at <= endAt) {
+          ok++;
+          if (at >= steadyFrom) okSteady++;
+          const slot = Math.floor((at - startAt) / 100);
+          if (slot < timeline.length) timeline[slot]! += 1;
+        }
+      } catch {
+        failed++;
+        latencies.push(Date.now() - began);
+        // A plain client that fails at once would otherwise spin; real callers back off a little.
+        await new Promise((done) => setTimeout(done, 1));
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: callers }, caller));
+  await client.close();
+  return { calls, failed, ok, okSteady, latencies, timeline };
+}
+
+/**
+ * Ours in `--fleet` processes at once, the callers split between them, against one bucket; the
+ * figures are the fleet's sums. Each process has its own limiter (nothing is shared between them yet).
+ */
+async function fleetRun(server: BenchServer, callers: number, hints: BucketHints): Promise<RunResult> {
+  const children = Array.from({ length: args.fleet }, () =>
+    forkChild(__filename, ['--child', '--run-ms', String(args['run-ms']), '--steady-ms', String(args['steady-ms'])]),
+  );
+  await Promise.all(children.map((child) => child.reply()));
+  const startAt = Date.now() + 300;
+  await server.configure({
+    bucket: { ratePerSecond: args.rate, burst: args.burst, hints, steadyFrom: startAt + args['steady-ms'] },
+    latency: { seed: 1, slowShare: 0, slowMs: [0, 0], fastMs: [args['latency-ms'], args['latency-ms']] },
+  });
+  const share = Math.ceil(callers / args.fleet);
+  const parts = await Promise.all(
+    children.map((child) => child.ask<Counts>({ baseURL: server.url, callers: share, startAt })),
+  );
+  await Promise.all(children.map((child) => child.close()));
+  const stats = await server.stats();
+  const sum: Counts = {
+    calls: 0,
+    failed: 0,
+    ok: 0,
+    okSteady: 0,
+    latencies: [],
+    timeline: parts[0]!.timeline.map(() => 0),
+  };
+  for (const part of parts) {
+    sum.calls += part.calls;
+    sum.failed += part.failed;
+    sum.ok += part.ok;
+    sum.okSteady += part.okSteady;
+    sum.latencies.push(...part.latencies);
+    part.timeline.forEach((n, i) => (sum.timeline[i]! += n));
+  }
+  return summary(sum, stats);
+}
+
+if (args.child) {
+  const ours = resilience('axios-resilience', 'axios-resilience (defaults)');
+  process.on('message', (message: { baseURL: string; callers: number; startAt: number }) => {
+    void callLoop(ours, message.baseURL, message.callers, message.startAt).then((counts) => process.send?.(counts));
+  });
+  process.on('disconnect', () => process.exit(0));
+  process.send?.({ ready: true });
+}
+
+const pct = (x: number): string => `${fixed(100 * x, x < 0.1 ? 1 : 0)} %`;
+
+/** Goodput per 100 ms over time, one line per contender, as an SVG (no dependencies). */
+function chart(title: string, series: Array<{ label: string; timeline: number[] }>): string {
+  const width = 640;
+  const height = 260;
+  const left = 40;
+  const bottom = 30;
+  const colours = ['#999', '#d62728', '#ff7f0e', '#1f77b4'];
+  const slots = series[0]?.timeline.length ?? 1;
+  const perSlotLimit = args.rate / 10;
+  const max = perSlotLimit * 1.5;
+  const x = (i: number): number => left + ((width - left - 10) * i) / Math.max(1, slots - 1);
+  const y = (v: number): number => height - bottom - ((height - bottom - 20) * Math.min(v, max)) / max;
+  const lines = series.map((s, n) => {
+    const points = s.timeline.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(' ');
+    return `<polyline fill="none" stroke="${colours[n % colours.length]}" stroke-width="1.5" points="${points}"/>
+<text x="${left + 10}" y="${20 + 14 * (n + 1)}" fill="${colours[n % colours.length]}" font-size="11">${s.label}</text>`;
+  });
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif">
+<rect width="100%" height="100%" fill="white"/>
+<text x="${left}" y="14" font-size="12">${title}</text>
+<line x1="${left}" y1="${y(perSlotLimit)}" x2="${width - 10}" y2="${y(perSlotLimit)}" stroke="#2ca02c" stroke-dasharray="4 3"/>
+<text x="${width - 90}" y="${y(perSlotLimit) - 4}" font-size="10" fill="#2ca02c">the limit</text>
+<line x1="${left}" y1="${height - bottom}" x2="${width - 10}" y2="${height - bottom}" stroke="#333"/>
+<line x1="${left}" y1="20" x2="${left}" y2="${height - bottom}" stroke="#333"/>
+<text x="${left}" y="${height - 8}" font-size="10">0 s</text>
+<text x="${width - 40}" y="${height - 8}" font-size="10">${(args['run-ms'] / 1000).toFixed(0)} s</text>
+<text x="4" y="${y(perSlotLimit) + 4}" font-size="10">${perSlotLimit}</text>
+${lines.join('\n')}
+</svg>
+`;
+}
+
+if (!args.child)
+  main(
+    'ratelimit',
+    `bucket ${args.rate}/s burst ${args.burst}, ${args['latency-ms']} ms latency, ${args['run-ms']} ms per run, steady from ${args['steady-ms']} ms`,
+    async () => {
+      const server = await startServer();
+      const charted: Array<{ label: string; timeline: number[] }> = [];
+      try {
+        for (const hints of hintList) {
+          for (const callers of callerCounts) {
+            const rows: string[][] = [];
+            for (const contender of contenders) {
+              const r = await run(server, contender, callers, hints);
+              if (hints === 'none' && callers === callerCounts[callerCounts.length - 1])
+                charted.push({ label: contender.label, timeline: r.timeline });
+              rows.push([
+                contender.label,
+                String(r.calls),
+                pct(r.failed / Math.max(1, r.calls)),
+                pct(r.share429),
+                pct(r.share429Steady),
+                fixed(r.goodputSteady, 2),
+                fixed(r.goodput, 2),
+                fixed(r.p50, 0),
+                fixed(r.p99, 0),
+              ]);
+            }
+            if (args.fleet > 0 && contenders.some((c) => c.key === 'axios-resilience')) {
+              const r = await fleetRun(server, callers, hints);
+              rows.push([
+                `axios-resilience, ${args.fleet} processes (sums)`,
+                String(r.calls),
+                pct(r.failed / Math.max(1, r.calls)),
+                pct(r.share429),
+                pct(r.share429Steady),
+                fixed(r.goodputSteady, 2),
+                fixed(r.goodput, 2),
+                fixed(r.p50, 0),
+                fixed(r.p99, 0),
+              ]);
+            }
+            console.log(`\n## 429 with ${hints === 'none' ? 'no hint' : hints}, ${callers} callers\n`);
+            console.log(
+              table(
+                [
+                  'contender',
+                  'calls',
+                  'failed',
+                  '429 share',
+                  '429 steady',
+                  'goodput steady',
+                  'goodput',
+                  'p50 ms',
+                  'p99 ms',
+                ],
+                rows,
+              ),
+            );
+          }
+        }
+      } finally {
+        await server.close();
+      }
+      if (args.svg !== undefined && charted.length > 0) {
+        const callers = callerCounts[callerCounts.length - 1];
+        writeFileSync(args.svg, chart(`successes per 100 ms, 429 with no hint, ${callers} callers`, charted));
+        console.log(`\nchart written to ${args.svg}`);
+      }
+    },
+  );

@@ -1,0 +1,340 @@
+import type { LimiterState, RateLimitEvent, RateLimiterView } from '../types';
+
+/**
+ * The adaptive rate limiter of one origin (or breaker key). It is off, and costs nothing, until the
+ * origin throttles a call; then calls wait their turn in a FIFO queue, released at a rate that
+ * follows what the server allows, and it switches itself off again once throttling stops.
+ *
+ * How the rate moves (an AIMD with slow start, paced rather than windowed):
+ * - **engage**: at the first throttle the rate starts at the measured rate of answers since the
+ *   limiter began counting, or a seed, and doubles every `STEP_MS` while calls queue (slow start);
+ * - **cut**: a throttle of a call sent after the last cut sets the capacity estimate to the
+ *   successes of the last second and cuts the rate to `BETA` of it (or halves it before a second
+ *   was measured). Throttles of calls sent before the cut were caused by the old rate: a burst of
+ *   429s cuts once;
+ * - **grow**: while calls queue, the rate closes on the capacity quickly, then probes past it
+ *   slowly (`PROBE`), so a server that allows more is found;
+ * - **pause**: a `Retry-After` (or a spent quota with its reset) holds the whole queue until then;
+ * - **relax**: `RELAX_MS` without a throttle and an empty queue switch the limiter off.
+ *
+ * Pure of axios: times come from the injected clock, and the one timer is unref'd and cleared.
+ */
+
+/** What a limiter is told about a throttle. */
+export interface Throttle {
+  /** When the throttled attempt was sent (the clock's ms); earlier than the last cut means "already answered". */
+  sentAt: number;
+  /** Hold the origin this long (a `Retry-After`, a spent quota's reset), already clamped. */
+  pauseMs?: number | undefined;
+  /** A rate the server's policy states, per second. */
+  policyRate?: number | undefined;
+}
+
+/** How a turn in the queue ended. */
+export type Turn = 'go' | 'full';
+
+interface Waiter {
+  resolve: (turn: Turn) => void;
+  cancelled: boolean;
+}
+
+export const STEP_MS = 100;
+/** The rate a limiter starts from when it has measured nothing yet (per second). */
+export const SEED_RATE = 20;
+/** The share of the measured capacity a cut goes down to. */
+export const BETA = 0.95;
+/** How much of the gap to the capacity a step closes, and the growth per step past it. */
+export const CLOSE = 0.3;
+export const PROBE = 0.005;
+export const GENTLE_PROBE = 0.001;
+/** Quiet time after which an idle limiter switches off. */
+export const RELAX_MS = 5000;
+/** The lowest rate a limiter paces at, per second: one call a second keeps probing the server. */
+export const MIN_RATE = 1;
+/** The share of a stated policy's rate the limiter paces at: a little under it, so the quota is not spent. */
+export const POLICY_SHARE = 0.97;
+const WINDOW_MS = 1000;
+/** A pause at least this long empties the success window, and makes probing gentle. */
+const LONG_PAUSE_MS = 2 * STEP_MS;
+const RECENT_STEPS = 3;
+
+export class RateLimiter implements RateLimiterView {
+  state: LimiterState = 'off';
+  ratePerSecond = Infinity;
+  pausedUntil = 0;
+  /** The successes per second the server granted when it last throttled (`undefined` before a cut). */
+  capacity: number | undefined;
+  /** A ceiling the server's policy stated. */
+  private ceiling = Infinity;
+  private queue: Waiter[] = [];
+  private head = 0;
+  private nextAt = 0;
+  private lastCutAt = -Infinity;
+  private lastThrottleAt = -Infinity;
+  private lastStepAt = 0;
+  /** Steps spent probing past the capacity since the last cut: each probes a little further. */
+  private probeSteps = 0;
+  private gentle = false;
+  private pauseEndedAt = 0;
+  private engagedAt = 0;
+  /** Successes in the last second, in `STEP_MS` buckets; `bucketAt` is the start of `buckets[0]`. */
+  private readonly buckets = new Array<number>(WINDOW_MS / STEP_MS).fill(0);
+  private bucketAt = 0;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(
+    readonly key: string,
+    private readonly now: () => number,
+    private readonly maxQueue: number,
+    private readonly onChange?: (event: RateLimitEvent) => void,
+  ) {}
+
+  /** The queue is at its bound. */
+  get full(): boolean {
+    return this.queued >= this.maxQueue;
+  }
+
+  get queued(): number {
+    return this.queue.length - this.head;
+  }
+
+  /** The view `plugin.limiter()` hands out (a copy: the limiter's fields are not the caller's to set). */
+  view(): RateLimiterView {
+    return { state: this.state, ratePerSecond: this.ratePerSecond, queued: this.queued, pausedUntil: this.pausedUntil };
+  }
+
+  /**
+   * How long a call asking now would wait for its turn (ms), by the current rate and queue; 0 when
+   * it would go at once.
+   */
+  expectedWaitMs(): number {
+    if (this.state === 'off') return 0;
+    const now = this.now();
+    const start = Math.max(now, this.nextAt, this.pausedUntil);
+    return start - now + (this.queued * 1000) / this.ratePerSecond;
+  }
+
+  /**
+   * A turn for one attempt: `'go'` at once (returned synchronously) when it may go now, else a
+   * promise of the turn and a `cancel` that gives the place up (the call was aborted). `'full'`:
+   * the queue is at its bound.
+   */
+  acquire(): Turn | { turn: Promise<Turn>; cancel: () => void } {
+    if (this.state === 'off') return 'go';
+    const now = this.now();
+    this.maybeRelax(now);
+    if ((this.state as LimiterState) === 'off') return 'go';
+    this.grow(now);
+    if (this.queued === 0 && now >= this.pausedUntil && now >= this.nextAt) {
+      this.spend(now);
+      return 'go';
+    }
+    if (this.queued >= this.maxQueue) return 'full';
+    let waiter!: Waiter;
+    const turn = new Promise<Turn>((resolve) => {
+      waiter = { resolve, cancelled: false };
+    });
+    this.queue.push(waiter);
+    this.schedule(now);
+    return {
+      turn,
+      cancel: () => {
+        if (waiter.cancelled) return;
+        waiter.cancelled = true;
+        this.compact();
+      },
+    };
+  }
+
+  /** A successful answer (only counted while on: off, nothing is measured, and nothing costs). */
+  succeeded(): void {
+    if (this.state === 'off') return;
+    const now = this.now();
+    this.roll(now);
+    this.buckets[this.buckets.length - 1]! += 1;
+    this.maybeRelax(now);
+  }
+
+  /** The server throttled an attempt (a 429, a 503 with `Retry-After`, or a spent quota). */
+  throttled(throttle: Throttle): void {
+    const now = this.now();
+    this.lastThrottleAt = now;
+    if (throttle.policyRate !== undefined) this.ceiling = throttle.policyRate * POLICY_SHARE;
+    if (this.state === 'off') {
+      this.engage(now, throttle);
+      return;
+    }
+    if (throttle.sentAt < this.lastCutAt) return;
+    this.roll(now);
+    const measured = this.measured(now);
+    // Without a second of answers to measure (a pause just ended), the last estimate stands.
+    if (measured !== undefined) this.capacity = measured;
+    // Never above BETA of the rate that drew the throttle: a noisy estimate cannot make a cut a raise.
+    const cut = this.capacity === undefined ? this.ratePerSecond / 2 : this.capacity * BETA;
+    this.ratePerSecond = Math.max(MIN_RATE, Math.min(this.ratePerSecond * BETA, cut, this.ceiling));
+    this.lastCutAt = now;
+    this.probeSteps = 0;
+    // A server that pauses callers makes every probe past its limit cost the pause: probe gently.
+    this.gentle = throttle.pauseMs !== undefined && throttle.pauseMs >= LONG_PAUSE_MS;
+    this.pause(now, throttle.pauseMs);
+    this.schedule(now);
+  }
+
+  /** The server's policy states its rate (a `RateLimit-Policy`): pace to it while on. */
+  hinted(policyRate: number | undefined, pauseMs: number | undefined): void {
+    if (this.state === 'off') return;
+    const now = this.now();
+    if (policyRate !== undefined) {
+      this.ceiling = policyRate * POLICY_SHARE;
+      this.capacity ??= this.ceiling;
+      this.ratePerSecond = Math.min(this.ratePerSecond, this.ceiling);
+    }
+    this.pause(now, pauseMs);
+    this.schedule(now);
+  }
+
+  /** Lets every waiting call go and stops the timer (the plugin closed or the entry was evicted). */
+  close(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.releaseAll();
+  }
+
+  private engage(now: number, throttle: Throttle): void {
+    this.state = 'on';
+    this.engagedAt = now;
+    this.lastCutAt = now;
+    this.lastStepAt = now;
+    this.buckets.fill(0);
+    this.bucketAt = now - WINDOW_MS + STEP_MS;
+    this.nextAt = now;
+    this.ratePerSecond = Math.min(SEED_RATE, this.ceiling);
+    this.capacity = this.ceiling === Infinity ? undefined : this.ceiling;
+    this.pause(now, throttle.pauseMs);
+    this.onChange?.({ origin: this.key, state: 'engaged', ratePerSecond: this.ratePerSecond });
+  }
+
+  private pause(now: number, pauseMs: number | undefined): void {
+    if (pauseMs === undefined || !(pauseMs > 0)) return;
+    this.pausedUntil = Math.max(this.pausedUntil, now + pauseMs);
+    // A hold of one call's share of a policy's window (ms) is no gap in the measurement; a longer one is.
+    if (pauseMs >= LONG_PAUSE_MS) this.pauseEndedAt = this.pausedUntil;
+  }
+
+  /** Successes per second over the last second (since engaging, and out of a pause), once half a second was measured. */
+  private measured(now: number): number | undefined {
+    const since = now - Math.max(this.engagedAt, this.pauseEndedAt);
+    if (since < 2 * STEP_MS) return undefined;
+    // The last second, and the last RECENT_STEPS steps: in slow start the rate grew through the
+    // second, and only its end says what the server grants.
+    const rateOver = (steps: number): number => {
+      const span = Math.min(steps * STEP_MS, since);
+      const counted = Math.min(this.buckets.length, Math.ceil(span / STEP_MS) + 1);
+      let sum = 0;
+      for (let i = this.buckets.length - counted; i < this.buckets.length; i++) sum += this.buckets[i]!;
+      // The current bucket is partly filled: the span runs to its start plus the time into it.
+      const into = now - (this.bucketAt + (this.buckets.length - 1) * STEP_MS);
+      return (sum * 1000) / Math.max(STEP_MS, Math.min(since, (counted - 1) * STEP_MS + into));
+    };
+    // Past slow start a short window would read the burst a server grants after a pause as its rate.
+    if (this.capacity !== undefined) return since < WINDOW_MS / 2 ? undefined : rateOver(this.buckets.length);
+    return Math.max(rateOver(this.buckets.length), rateOver(RECENT_STEPS));
+  }
+
+  /** Moves the success window on to `now`. */
+  private roll(now: number): void {
+    const steps = Math.floor((now - this.bucketAt) / STEP_MS) - (this.buckets.length - 1);
+    if (steps <= 0) return;
+    const n = Math.min(steps, this.buckets.length);
+    this.buckets.splice(0, n);
+    for (let i = 0; i < n; i++) this.buckets.push(0);
+    this.bucketAt += steps * STEP_MS;
+  }
+
+  /** Raises the rate for the steps since the last, while calls queue (demand above the rate). */
+  private grow(now: number): void {
+    // Time in a pause is no evidence the server allows more.
+    if (now < this.pausedUntil) {
+      this.lastStepAt = now;
+      return;
+    }
+    this.lastStepAt = Math.max(this.lastStepAt, this.pauseEndedAt);
+    const steps = Math.floor((now - this.lastStepAt) / STEP_MS);
+    if (steps <= 0) return;
+    this.lastStepAt += steps * STEP_MS;
+    if (this.queued === 0) return;
+    let rate = this.ratePerSecond;
+    for (let i = 0; i < Math.min(steps, 50); i++) {
+      const capacity = this.capacity;
+      if (capacity === undefined) rate *= 2;
+      else if (rate < capacity * 0.98) rate += (capacity - rate) * CLOSE + 0.5;
+      // Past a pausing server's limit, each probe costs the pause: creep, do not accelerate.
+      else rate *= 1 + (this.gentle ? GENTLE_PROBE : PROBE * ++this.probeSteps);
+    }
+    this.ratePerSecond = Math.min(rate, this.ceiling);
+  }
+
+  /**
+   * One call goes now: the next may go one interval later. A timer that fired late keeps up to one
+   * interval of credit (else every late timer would slow the rate), and no more (idle time is no
+   * licence for a burst); nor does a pause that just ended.
+   */
+  private spend(now: number): void {
+    const interval = 1000 / this.ratePerSecond;
+    this.nextAt = Math.max(this.nextAt, now - interval, this.pauseEndedAt) + interval;
+  }
+
+  private schedule(now: number): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.queued === 0) return;
+    const at = Math.max(this.nextAt, this.pausedUntil);
+    this.timer = setTimeout(this.release, Math.max(0, at - now));
+    // A queued call is held by its own promise; the limiter's timer must not keep a process alive.
+    (this.timer as { unref?: () => void }).unref?.();
+  }
+
+  private readonly release = (): void => {
+    this.timer = undefined;
+    const now = this.now();
+    this.grow(now);
+    if (now >= this.pausedUntil) this.pausedUntil = 0;
+    while (this.queued > 0 && now >= this.nextAt && now >= this.pausedUntil) {
+      const waiter = this.queue[this.head++]!;
+      if (waiter.cancelled) continue;
+      this.spend(now);
+      waiter.resolve('go');
+    }
+    this.compact();
+    this.maybeRelax(now);
+    this.schedule(now);
+  };
+
+  /** Drops given-up and released places from the front (and compacts the array now and then). */
+  private compact(): void {
+    while (this.head < this.queue.length && this.queue[this.head]!.cancelled) this.head++;
+    if (this.head > 1024 || this.head === this.queue.length) {
+      this.queue = this.queue.slice(this.head);
+      this.head = 0;
+    }
+  }
+
+  private maybeRelax(now: number): void {
+    if (this.queued > 0 || now - this.lastThrottleAt < RELAX_MS || now < this.pausedUntil) return;
+    this.state = 'off';
+    this.ratePerSecond = Infinity;
+    this.capacity = undefined;
+    this.ceiling = Infinity;
+    this.pausedUntil = 0;
+    this.onChange?.({ origin: this.key, state: 'relaxed', ratePerSecond: Infinity });
+  }
+
+  private releaseAll(): void {
+    for (let i = this.head; i < this.queue.length; i++) {
+      const waiter = this.queue[i]!;
+      if (!waiter.cancelled) waiter.resolve('go');
+    }
+    this.queue = [];
+    this.head = 0;
+  }
+}

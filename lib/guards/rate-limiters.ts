@@ -1,0 +1,55 @@
+import { BoundedMap } from './origins';
+import { RateLimiter } from './rate-limiter';
+import type { RateLimitEvent } from '../types';
+
+/**
+ * The rate limiters of one plugin, one per origin (or breaker key), made at an origin's first
+ * throttle. `engaged` counts those that are on, so a call to an origin that never throttled pays
+ * one field check and no map lookup.
+ */
+export class RateLimiters {
+  /** Limiters now on. While it is 0, no call looks a limiter up. */
+  engaged = 0;
+  private readonly entries: BoundedMap<RateLimiter>;
+
+  constructor(
+    private readonly now: () => number,
+    private readonly maxQueue: number,
+    maxOrigins: number,
+    private readonly onRateLimit: ((event: RateLimitEvent) => void) | undefined,
+  ) {
+    this.entries = new BoundedMap(maxOrigins, (limiter) => {
+      if (limiter.state === 'on') this.engaged--;
+      limiter.close();
+    });
+  }
+
+  /** The limiter for `key` if it exists. */
+  get(key: string): RateLimiter | undefined {
+    return this.entries.get(key);
+  }
+
+  /** The limiter for `key`, made on first use (a throttle). */
+  for(key: string): RateLimiter {
+    return this.entries.getOrCreate(key, this.create);
+  }
+
+  /** Releases every queued call and stops every timer. */
+  close(): void {
+    for (const limiter of this.entries.values()) limiter.close();
+    this.entries.clear();
+    this.engaged = 0;
+  }
+
+  private readonly create = (key: string): RateLimiter =>
+    new RateLimiter(key, this.now, this.maxQueue, (event) => {
+      this.engaged += event.state === 'engaged' ? 1 : -1;
+      const report = this.onRateLimit;
+      if (report === undefined) return;
+      try {
+        report(event);
+      } catch {
+        // An observer's throw must not break the call that happened to report the change.
+      }
+    });
+}
