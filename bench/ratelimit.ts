@@ -91,6 +91,21 @@ export interface RunResult {
   timeline: number[];
 }
 
+/** One table row: a contender's (or the fleet's summed) run. */
+function row(label: string, r: RunResult): string[] {
+  return [
+    label,
+    String(r.calls),
+    pct(r.failed / Math.max(1, r.calls)),
+    pct(r.share429),
+    pct(r.share429Steady),
+    fixed(r.goodputSteady, 2),
+    fixed(r.goodput, 2),
+    fixed(r.p50, 0),
+    fixed(r.p99, 0),
+  ];
+}
+
 async function run(server: BenchServer, contender: Contender, callers: number, hints: BucketHints): Promise<RunResult> {
   const startAt = Date.now() + 100;
   const steadyFrom = startAt + args['steady-ms'];
@@ -268,31 +283,11 @@ if (!args.child)
               const r = await run(server, contender, callers, hints);
               if (hints === 'none' && callers === callerCounts[callerCounts.length - 1])
                 charted.push({ label: contender.label, timeline: r.timeline });
-              rows.push([
-                contender.label,
-                String(r.calls),
-                pct(r.failed / Math.max(1, r.calls)),
-                pct(r.share429),
-                pct(r.share429Steady),
-                fixed(r.goodputSteady, 2),
-                fixed(r.goodput, 2),
-                fixed(r.p50, 0),
-                fixed(r.p99, 0),
-              ]);
+              rows.push(row(contender.label, r));
             }
             if (args.fleet > 0 && contenders.some((c) => c.key === 'axios-resilience')) {
               const r = await fleetRun(server, callers, hints);
-              rows.push([
-                `axios-resilience, ${args.fleet} processes (sums)`,
-                String(r.calls),
-                pct(r.failed / Math.max(1, r.calls)),
-                pct(r.share429),
-                pct(r.share429Steady),
-                fixed(r.goodputSteady, 2),
-                fixed(r.goodput, 2),
-                fixed(r.p50, 0),
-                fixed(r.p99, 0),
-              ]);
+              rows.push(row(`axios-resilience, ${args.fleet} processes (sums)`, r));
             }
             console.log(`\n## 429 with ${hints === 'none' ? 'no hint' : hints}, ${callers} callers\n`);
             console.log(

@@ -6,39 +6,13 @@
  * for byte, headers too (the Idempotency-Key on its own); then a keyed call answered 503 then 200
  * must carry the same bytes, headers, boundary and key on both attempts.
  */
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { received } from '../support/differential';
 import type { Received } from '../support/differential';
-import { launch, openPage } from './browser';
-import type { WatchedPage } from './browser';
-import { createProject } from './build';
-import type { Project } from './build';
-import { startServer } from './server';
-import type { Seen, TestServer } from './server';
+import type { Seen } from './server';
+import { pageFixture } from './page-fixture';
 
-let project: Project;
-let server: TestServer;
-let browser: Browser;
-let watched: WatchedPage;
-
-beforeAll(async () => {
-  project = await createProject();
-  const built = await project.build('esbuild', 'differential');
-  server = await startServer({ staticDir: built.dir });
-  browser = await launch();
-  watched = await openPage(browser, server.origin);
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  await project?.remove();
-});
-
-afterEach(() => {
-  // Chromium's own "Failed to load resource: 503" lines are expected; the app's are not.
-  expect(watched.problems.splice(0)).toEqual([]);
-});
+const fixture = pageFixture('differential');
 
 interface Sent {
   ok: boolean;
@@ -89,7 +63,7 @@ const FORMS: Array<[form: string, parts: number | undefined]> = [
 ];
 
 test('the app sends every form this file lists', async () => {
-  const forms = await watched.page.evaluate(
+  const forms = await fixture.watched.page.evaluate(
     () => (window as unknown as { axrDiff: { forms: string[] } }).axrDiff.forms,
   );
   expect(forms).toEqual(FORMS.map(([form]) => form));
@@ -100,15 +74,17 @@ describe.each(['xhr', 'fetch'] as const)('in Chromium, over the %s adapter', (ad
     const path = (name: string): string => `/api/${adapter}/${form}/${name}`;
 
     test('the first attempt reaches the server as plain axios sends it', async () => {
-      const plainUrl = server.route(path('plain'), [200]);
-      const pluginUrl = server.route(path('plugin'), [200]);
-      expect(await send(watched.page, { adapter, form, url: plainUrl, plugin: false })).toMatchObject({ ok: true });
-      expect(await send(watched.page, { adapter, form, url: pluginUrl, plugin: true })).toMatchObject({
+      const plainUrl = fixture.server.route(path('plain'), [200]);
+      const pluginUrl = fixture.server.route(path('plugin'), [200]);
+      expect(await send(fixture.watched.page, { adapter, form, url: plainUrl, plugin: false })).toMatchObject({
+        ok: true,
+      });
+      expect(await send(fixture.watched.page, { adapter, form, url: pluginUrl, plugin: true })).toMatchObject({
         ok: true,
         attempts: 1,
       });
-      const [bare] = server.requests(path('plain'));
-      const [withPlugin] = server.requests(path('plugin'));
+      const [bare] = fixture.server.requests(path('plain'));
+      const [withPlugin] = fixture.server.requests(path('plugin'));
       const plain = asReceived(bare!);
       const plugin = asReceived(withPlugin!);
       if (parts === undefined) expect(typeof plain.body).toBe('string');
@@ -123,21 +99,23 @@ describe.each(['xhr', 'fetch'] as const)('in Chromium, over the %s adapter', (ad
     });
 
     test('a keyed call answered 503 then 200 sends the same bytes, headers and key twice', async () => {
-      const plainUrl = server.route(path('retry-plain'), [200]);
-      const url = server.route(path('retried'), [503, 200]);
-      expect(await send(watched.page, { adapter, form, url: plainUrl, plugin: false })).toMatchObject({ ok: true });
-      expect(await send(watched.page, { adapter, form, url, plugin: true, key: KEY })).toMatchObject({
+      const plainUrl = fixture.server.route(path('retry-plain'), [200]);
+      const url = fixture.server.route(path('retried'), [503, 200]);
+      expect(await send(fixture.watched.page, { adapter, form, url: plainUrl, plugin: false })).toMatchObject({
+        ok: true,
+      });
+      expect(await send(fixture.watched.page, { adapter, form, url, plugin: true, key: KEY })).toMatchObject({
         ok: true,
         status: 200,
         attempts: 2,
       });
-      const [first, second] = server.requests(path('retried'));
-      expect(server.requests(path('retried'))).toHaveLength(2);
+      const [first, second] = fixture.server.requests(path('retried'));
+      expect(fixture.server.requests(path('retried'))).toHaveLength(2);
       expect(first!.headers['idempotency-key']).toBe(KEY);
       // Raw: the same boundary, the same bytes, every header equal.
       expect(second!.headers).toEqual(first!.headers);
       expect(second!.body.equals(first!.body)).toBe(true);
-      const [plain] = server.requests(path('retry-plain'));
+      const [plain] = fixture.server.requests(path('retry-plain'));
       expect({ ...asReceived(first!), url: '' }).toEqual({ ...asReceived(plain!), url: '', key: KEY });
     });
   });
