@@ -42,6 +42,8 @@ async function origin(status: (n: number) => number) {
 
 interface WorkerResult {
   attempts: number;
+  /** The budget store's health events in that process: none while the store kept answering. */
+  storeEvents: string[];
 }
 
 /** Starts `count` worker processes, releases them together, and collects their results. */
@@ -91,6 +93,8 @@ describe('a retry budget shared through Redis', () => {
       const retries = server.received() - FIRST_ATTEMPTS;
       figures.sharedRetries = retries;
       expect(results.reduce((sum, r) => sum + r.attempts, 0)).toBe(server.received());
+      // The bound holds while the store answers; a process that fell back to its local budget says so.
+      expect(results.flatMap((r) => r.storeEvents)).toEqual([]);
       expect(retries).toBeLessThanOrEqual(0.1 * FIRST_ATTEMPTS + FLOOR); // 34
       expect(retries).toBeGreaterThan(0);
     } finally {

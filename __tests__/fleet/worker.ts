@@ -4,6 +4,7 @@ import axios from 'axios';
 import type { AxiosError } from 'axios';
 import http from 'node:http';
 import { RetryBudget, retryPlugin } from '../../lib';
+import type { StoreEvent } from '../../lib';
 import { redisBudgetStore } from '../../lib/redis';
 import { connect, ready } from './redis';
 import type { RedisTarget } from './redis';
@@ -20,7 +21,13 @@ async function main(): Promise<void> {
   const job = JSON.parse(process.argv[2]!) as Job;
   const redis = connect(job.redisTarget);
   await ready(redis);
+  const storeEvents: StoreEvent[] = [];
   const budget = new RetryBudget({
+    // Eight tsx processes start at once on a small machine: Redis (a Cluster most of all) may then
+    // answer slower than the default 100 ms, and the budget would fall back to local (a documented
+    // fallback, reported below). This test is about sharing, so it waits longer, and says if it fell back.
+    storeTimeoutMs: 2_000,
+    onStoreEvent: (event) => void storeEvents.push(event),
     ratio: 0.1,
     minPerSecond: 1,
     windowMs: 10_000,
@@ -38,7 +45,9 @@ async function main(): Promise<void> {
   );
   await plugin.close();
   (client.defaults.httpAgent as http.Agent).destroy();
-  process.stdout.write(`${JSON.stringify({ attempts, state: budget.state() })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ attempts, state: budget.state(), storeEvents: storeEvents.map((e) => e.type) })}\n`,
+  );
   redis.disconnect();
 }
 
