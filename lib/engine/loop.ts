@@ -12,7 +12,7 @@ import { judge } from './judge';
 import { circuitOpen, finish, interrupted, stop } from './outcome';
 import type { Outcome } from './outcome';
 import { plan } from './plan';
-import { activeLimiter, headerReader, observe, serverWaitMs, takeTurn } from './rate-gate';
+import { activeLimiter, headerReader, observe, responseOf, serverWaitMs, takeTurn } from './rate-gate';
 import type { Wait } from './plan';
 
 /**
@@ -144,7 +144,7 @@ async function retry(run: CallRun, decision: Decision): Promise<Outcome | Wait> 
       bodyReplayable,
       suspectedCors: run.corsSensitive && shared.cors.suspect(run.origin, run.failure),
       closed: shared.closed,
-      retryAfterMs: serverWaitMs(headerReader(responseOf(run)?.headers), shared.now()),
+      retryAfterMs: serverWaitMs(headerReader(responseOf(run.last)?.headers), shared.now()),
       queueWaitMs: limiter === undefined ? undefined : limiter.full ? Infinity : Math.ceil(limiter.expectedWaitMs()),
       previousDelayMs: run.previousDelayMs,
       timeLeftMs: run.deadline.timeLeft(),
@@ -200,9 +200,4 @@ async function wait(run: CallRun, delayMs: number): Promise<Outcome | undefined>
   if (ended.how !== 'done') return interrupted(run, ended, deadlineError);
   // Other calls may have opened the breaker during the wait: the retry would fail anyway.
   return run.gate.refusing ? circuitOpen(run) : undefined;
-}
-
-/** The response of the attempt being retried: one `shouldRetry` asked to retry, or a failure's. */
-function responseOf(run: CallRun): { headers?: unknown } | undefined {
-  return run.lastResponse ?? (run.lastError as { response?: { headers?: unknown } } | undefined)?.response;
 }

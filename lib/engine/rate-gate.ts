@@ -17,10 +17,7 @@ import type { Outcome } from './outcome';
 
 /** The limiter pacing this call's origin now, if one is on. */
 export function activeLimiter(run: Pick<CallRun, 'shared' | 'limiterKey'>): RateLimiter | undefined {
-  const limiters = run.shared.limiters;
-  if (limiters === undefined || limiters.engaged === 0) return undefined;
-  const limiter = limiters.get(run.limiterKey);
-  return limiter?.state === 'on' ? limiter : undefined;
+  return run.shared.limiters?.active(run.limiterKey);
 }
 
 /** A response header as text (AxiosHeaders or a custom adapter's plain object; the first of repeats). */
@@ -40,7 +37,8 @@ export function serverWaitMs(read: (name: string) => string | undefined, nowMs: 
 }
 
 /** The response an attempt ended in (a resolved one, or the one its error carries). */
-function responseOf(attempt: Attempt): { status?: unknown; headers?: unknown } | undefined {
+export function responseOf(attempt: Attempt | undefined): { status?: unknown; headers?: unknown } | undefined {
+  if (attempt === undefined) return undefined;
   if (attempt.response !== undefined) return attempt.response;
   const response = (attempt.error as { response?: { status?: unknown; headers?: unknown } | null } | null)?.response;
   return response ?? undefined;

@@ -25,11 +25,10 @@ export function runCall(
     return Promise.reject(error);
   }
   const { options } = context;
-  const limiters = context.shared.limiters;
   if (
     options.plain &&
     // An origin that never throttled: one field check. A throttled one's calls wait their turn in the loop.
-    (limiters === undefined || limiters.engaged === 0 || limiters.get(context.route.breakerKey)?.state !== 'on') &&
+    context.shared.limiters?.active(context.route.breakerKey) === undefined &&
     !context.route.corsSensitive &&
     !needsPreparing(config.data, options.retries) &&
     (context.route.guard?.closed ?? true)

@@ -29,6 +29,13 @@ export class RateLimiters {
     return this.entries.get(key);
   }
 
+  /** The limiter pacing `key` now, if one is on: while none is, one field check and no lookup. */
+  active(key: string): RateLimiter | undefined {
+    if (this.engaged === 0) return undefined;
+    const limiter = this.entries.get(key);
+    return limiter?.state === 'on' ? limiter : undefined;
+  }
+
   /** The limiter for `key`, made on first use (a throttle). */
   for(key: string): RateLimiter {
     return this.entries.getOrCreate(key, this.create);
