@@ -2,7 +2,7 @@
  * The rate limiter's rules, on jest's fake clock: off until a throttle, FIFO turns at the rate,
  * one cut per burst, a pause for Retry-After, the queue bound, relaxing, and no timer left behind.
  */
-import { BETA, RELAX_MS, SEED_RATE, RateLimiter } from '../../lib/guards/rate-limiter';
+import { BETA, GENTLE_PROBE, RELAX_MS, SEED_RATE, STEP_MS, RateLimiter } from '../../lib/guards/rate-limiter';
 import type { RateLimitEvent } from '../../lib/types';
 
 let events: RateLimitEvent[];
@@ -146,4 +146,102 @@ test('close() lets every waiting call go and leaves no timer', async () => {
   await jest.advanceTimersByTimeAsync(0);
   expect(released).toHaveLength(3);
   expect(jest.getTimerCount()).toBe(0);
+});
+
+/** A limiter on, with `perSecond` successes a second measured for `ms`, each spaced evenly. */
+function measuredAt(limiter: RateLimiter, perSecond: number, ms: number): void {
+  const from = Date.now();
+  for (let t = 0; t < ms; t += 1000 / perSecond) {
+    jest.setSystemTime(from + t);
+    limiter.succeeded();
+  }
+  jest.setSystemTime(from + ms);
+}
+
+test("after a pausing server's cut the rate creeps, and does not close back on the capacity", async () => {
+  const limiter = make(5000);
+  limiter.throttled({ sentAt: -Infinity });
+  // A server that answers at once and allows 100 a second: every call past that is refused.
+  let allowedAt = Date.now();
+  let refusedAt: number | undefined;
+  const sendWhenReleased = (turn: ReturnType<RateLimiter['acquire']>): void => {
+    const answer = (): void => {
+      const now = Date.now();
+      if (now >= allowedAt) {
+        allowedAt = Math.max(allowedAt, now - 100) + 10;
+        limiter.succeeded();
+      } else if (refusedAt === undefined) {
+        refusedAt = now;
+        limiter.throttled({ sentAt: now, pauseMs: 1000 });
+      }
+    };
+    if (turn === 'go') answer();
+    else if (turn !== 'full') void turn.turn.then(answer);
+  };
+  for (let i = 0; i < 2000; i++) sendWhenReleased(limiter.acquire());
+  // Slow start finds the limit, the refusal cuts and pauses.
+  while (refusedAt === undefined) await jest.advanceTimersByTimeAsync(STEP_MS);
+  const cut = limiter.ratePerSecond;
+  expect(limiter.capacity).toBeGreaterThan(60);
+  expect(cut).toBeLessThanOrEqual(limiter.capacity! * BETA);
+  // Nine seconds more of demand above the rate (calls always queued).
+  await jest.advanceTimersByTimeAsync(9000);
+  expect(limiter.queued).toBeGreaterThan(0);
+  // 0.2 % a second past the pause: where an AIMD closing on the capacity would be at 98 % of it
+  // within half a second, this one is within 2 % of its cut.
+  expect(limiter.ratePerSecond).toBeGreaterThan(cut);
+  expect(limiter.ratePerSecond).toBeLessThanOrEqual(cut * (1 + GENTLE_PROBE) ** (9000 / STEP_MS) + 1e-9);
+});
+
+describe("a spent quota's reset (no server wait) holds the origin once a second refusal confirms it", () => {
+  test('the first refusal notes the reset and holds nothing', () => {
+    const limiter = make();
+    limiter.throttled({ sentAt: -Infinity, resetMs: 1800 });
+    expect(limiter.state).toBe('on');
+    expect(limiter.pausedUntil).toBe(0);
+  });
+
+  test('a call sent a step later, refused again with no success between, holds the origin to the reset', () => {
+    const limiter = make();
+    limiter.throttled({ sentAt: -Infinity, resetMs: 1800 });
+    const heardAt = Date.now();
+    // Sent before a step had passed: no proof (a bucket may not have had time to refill).
+    jest.setSystemTime(heardAt + 50);
+    limiter.throttled({ sentAt: heardAt + 10, resetMs: 1750 });
+    expect(limiter.pausedUntil).toBe(0);
+    jest.setSystemTime(heardAt + 130);
+    limiter.throttled({ sentAt: heardAt + STEP_MS, resetMs: 1670 });
+    expect(limiter.pausedUntil).toBe(heardAt + 1800);
+  });
+
+  test('a success between the two refusals says the quota came back: nothing is held', () => {
+    const limiter = make();
+    limiter.throttled({ sentAt: -Infinity, resetMs: 1800 });
+    const heardAt = Date.now();
+    jest.setSystemTime(heardAt + 120);
+    limiter.succeeded();
+    jest.setSystemTime(heardAt + 250);
+    limiter.throttled({ sentAt: heardAt + 200, resetMs: 1550 });
+    expect(limiter.pausedUntil).toBe(0);
+    // That refusal is the first of a new record: a next one confirms it.
+    jest.setSystemTime(heardAt + 400);
+    limiter.throttled({ sentAt: heardAt + 360, resetMs: 1400 });
+    expect(limiter.pausedUntil).toBe(heardAt + 1800);
+  });
+});
+
+test('a success that spent the quota holds the rate where it is for a step', async () => {
+  const limiter = make(1000);
+  limiter.throttled({ sentAt: -Infinity });
+  const released: Array<[number, number]> = [];
+  queueUp(limiter, 50, released);
+  const before = limiter.ratePerSecond;
+  for (let t = 0; t < 10; t++) {
+    limiter.atLimit();
+    await jest.advanceTimersByTimeAsync(STEP_MS - 1);
+  }
+  expect(limiter.ratePerSecond).toBe(before);
+  await jest.advanceTimersByTimeAsync(3 * STEP_MS);
+  // Without it, slow start doubles the rate every step.
+  expect(limiter.ratePerSecond).toBeGreaterThan(before);
 });

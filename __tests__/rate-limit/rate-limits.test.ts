@@ -142,6 +142,52 @@ test("a Retry-After ten years away holds the origin maxDelayMs, or stops the cal
   expect(stateOf(error).stopReason).toBe('retry-after-too-long');
 });
 
+describe('a success whose headers say the quota is spent engages the limiter before any 429', () => {
+  const spent: Array<[string, Record<string, string>, number]> = [
+    // The IETF fields with a policy: paced to 97 % of its stated rate at once.
+    ['RateLimit', { ratelimit: '"d";r=0;t=1', 'ratelimit-policy': '"d";q=10;w=1' }, 10],
+    // X-RateLimit states no window: paced from the seed rate.
+    ['X-RateLimit', { 'x-ratelimit-limit': '50', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1' }, 20],
+  ];
+  test.each(spent)('%s, on the fast path: the calls after it are paced, none refused', async (_name, headers, rate) => {
+    t.handler = (_req, res) => res.writeHead(200, headers).end('ok');
+    const events: RateLimitEvent[] = [];
+    const { http, plugin } = client({ onRateLimit: (e) => events.push(e) });
+    await http.get(`${t.server.url}/first`);
+    expect(plugin.limiter(t.server.url)).toMatchObject({ state: 'on' });
+    expect(plugin.limiter(t.server.url)!.ratePerSecond).toBeLessThanOrEqual(rate);
+    expect(events).toEqual([{ origin: t.server.url, state: 'engaged', ratePerSecond: expect.any(Number) }]);
+    const started = Date.now();
+    await Promise.all([1, 2, 3].map((i) => http.get(`${t.server.url}/${i}`)));
+    // Three calls one interval apart (the first goes at once): at least two intervals.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2 * (1000 / rate) - 5);
+    expect(t.server.requests.map((r) => r.url)).toEqual(['/first', '/1', '/2', '/3']);
+  });
+
+  test('a retried call whose success spent the quota engages it too', async () => {
+    t.handler = (_req, res, index) =>
+      index === 0 ? res.writeHead(502).end() : res.writeHead(200, { 'x-ratelimit-remaining': '0' }).end('ok');
+    const { http, plugin } = client({ baseDelayMs: 1 });
+    await http.get(`${t.server.url}/r`);
+    expect(t.server.requests).toHaveLength(2);
+    expect(plugin.limiter(t.server.url)?.state).toBe('on');
+  });
+
+  test('a quota not spent engages nothing, and malformed fields are ignored', async () => {
+    t.handler = (_req, res, index) =>
+      res
+        .writeHead(
+          200,
+          index === 0 ? { 'x-ratelimit-remaining': '3' } : { ratelimit: 'r=-1;t=abc', 'x-ratelimit-remaining': 'none' },
+        )
+        .end('ok');
+    const { http, plugin } = client();
+    await http.get(`${t.server.url}/a`);
+    await http.get(`${t.server.url}/b`);
+    expect(plugin.limiter(t.server.url)).toBeUndefined();
+  });
+});
+
 test('rateLimit: false leaves a throttled origin unpaced (the 0.x behaviour)', async () => {
   t.handler = throttleFirst(1, { 'retry-after': '20' });
   const { http, plugin } = client({ retries: 0, rateLimit: false });

@@ -1,10 +1,12 @@
 import { AxiosError, AxiosHeaders } from 'axios';
-import type { AxiosResponseHeaders } from 'axios';
+import type { AxiosResponse, AxiosResponseHeaders } from 'axios';
 import type { RateLimiter } from '../guards/rate-limiter';
+import type { RateLimiters } from '../guards/rate-limiters';
 import { parseRateLimitHeaders, parseRetryAfterMs, policyRate, quotaSpent } from '../policy/rate-limit-headers';
 import type { RateLimitHint } from '../policy/rate-limit-headers';
 import { parseRetryAfter } from '../policy/retry-after';
 import type { Attempt, CallRun } from './call-run';
+import type { Shared } from './context';
 import { interruptible } from './hooks';
 import { interrupted, stop } from './outcome';
 import type { Outcome } from './outcome';
@@ -45,10 +47,24 @@ export function responseOf(attempt: Attempt | undefined): { status?: unknown; he
 }
 
 /**
- * Tells the origin's limiter what an attempt's answer says: a 429, or a 503 with a server wait, or
- * a spent quota is a throttle (it engages the limiter, or cuts its rate); any other answer is a
- * success for its measurement, and its `RateLimit` headers pace it. Marks the call `throttled` so
- * its retry waits in the queue, not on a token of the budget.
+ * Whether an answer's headers may say the quota is spent (`RateLimit`, `RateLimit-Remaining` or
+ * `X-RateLimit-Remaining` present): read on every success, so three property reads where none is
+ * there. Adapters hand headers over in lower case; one in another case is read at the next 429.
+ */
+export function mayBeSpent(headers: unknown): boolean {
+  if (headers === null || typeof headers !== 'object') return false;
+  const h = headers as Record<string, unknown>;
+  return (
+    h['ratelimit'] !== undefined || h['x-ratelimit-remaining'] !== undefined || h['ratelimit-remaining'] !== undefined
+  );
+}
+
+/**
+ * Tells the origin's limiter what an attempt's answer says: a 429, or a 503 with a server wait, is
+ * a throttle (it engages the limiter, or cuts its rate), and so is a success that spent the quota
+ * while the limiter is off (it engages before the first 429); any other answer is a success for its
+ * measurement, and its `RateLimit` headers pace it. Marks the call `throttled` so its retry waits in
+ * the queue, not on a token of the budget.
  */
 export function observe(run: CallRun, attempt: Attempt): void {
   run.throttled = false;
@@ -59,42 +75,67 @@ export function observe(run: CallRun, attempt: Attempt): void {
   const status = response.status;
   const existing = limiters.engaged === 0 ? undefined : limiters.get(run.limiterKey);
   // An answer from an origin that is not throttled, and no throttle itself: nothing to read.
-  if (status !== 429 && status !== 503 && existing?.state !== 'on') return;
+  if (status !== 429 && status !== 503 && existing?.state !== 'on' && !mayBeSpent(response.headers)) return;
   const now = run.shared.now();
   const read = headerReader(response.headers);
   const waitMs = serverWaitMs(read, now);
   const hint = parseRateLimitHeaders(read, now);
   const refused = status === 429 || (status === 503 && waitMs !== undefined && waitMs > 0);
   const rate = policyRate(hint);
-  if (!refused) {
-    // A success that spent the quota: the next call would be refused. With the policy's rate known
-    // the limiter paces to it already; without, it is a throttle that cuts, but pauses nothing (a
-    // reset rounded to whole seconds would hold the origin longer than the server does).
-    if (existing?.state !== 'on') return;
-    if (quotaSpent(hint) && rate === undefined) {
-      existing.throttled({ sentAt: run.sentAt });
-      if (attempt.response !== undefined) existing.succeeded();
-    } else {
-      existing.succeeded();
-      existing.hinted(rate, undefined);
-    }
-    return;
+  if (refused) {
+    run.throttled = true;
+    const limiter = existing ?? limiters.for(run.limiterKey);
+    limiter.throttled({ sentAt: run.sentAt, policyRate: rate, ...holdOf(run.options.maxDelayMs, waitMs, hint, rate) });
+  } else if (existing?.state === 'on') {
+    existing.succeeded();
+    // A success that spent the quota without a stated rate: the pace is at the server's limit.
+    if (quotaSpent(hint) && rate === undefined) existing.atLimit();
+    else existing.hinted(rate, undefined);
+  } else if (quotaSpent(hint)) {
+    engageAtSpentQuota(limiters, run.limiterKey, hint, rate, run.options.maxDelayMs);
   }
-  run.throttled = true;
-  const limiter = existing ?? limiters.for(run.limiterKey);
-  limiter.throttled({ sentAt: run.sentAt, pauseMs: pauseOf(run, waitMs, hint), policyRate: rate });
 }
 
-/** How long a throttle holds the origin: the server's wait, or a spent quota's reset, within `maxDelayMs`. */
-function pauseOf(run: CallRun, waitMs: number | undefined, hint: RateLimitHint | undefined): number | undefined {
-  let asked = waitMs !== undefined && waitMs > 0 ? waitMs : undefined;
-  if (asked === undefined && quotaSpent(hint)) {
-    // A policy's rate paces the origin already: a spent quota then holds it for one request's share
-    // of the window, not to a reset rounded up to whole seconds.
-    const rate = policyRate(hint);
-    asked = rate === undefined ? hint?.resetMs : Math.min(hint?.resetMs ?? Infinity, 1000 / rate);
-  }
-  return asked === undefined ? undefined : Math.min(asked, run.options.maxDelayMs);
+/** A success that spent the quota of an origin not being paced: the next call would be refused, so the limiter engages now. */
+function engageAtSpentQuota(
+  limiters: RateLimiters,
+  key: string,
+  hint: RateLimitHint | undefined,
+  rate: number | undefined,
+  maxDelayMs: number,
+): void {
+  limiters.for(key).throttled({ sentAt: -Infinity, policyRate: rate, ...holdOf(maxDelayMs, undefined, hint, rate) });
+}
+
+/**
+ * The fast path's one look at rate limits, on a first attempt's success: where its headers say the
+ * quota is spent, the origin's limiter engages before the first 429.
+ */
+export function noteSuccess(shared: Shared, key: string, maxDelayMs: number, response: AxiosResponse): void {
+  const limiters = shared.limiters;
+  if (limiters === undefined || !mayBeSpent(response.headers)) return;
+  const hint = parseRateLimitHeaders(headerReader(response.headers), shared.now());
+  if (quotaSpent(hint)) engageAtSpentQuota(limiters, key, hint, policyRate(hint), maxDelayMs);
+}
+
+/**
+ * How long a throttle holds the origin, within `maxDelayMs`: the server's wait (`pauseMs`); else,
+ * for a spent quota, one request's share of the policy's window when its rate is known (the pace
+ * covers the rest, where a reset rounded up to whole seconds would hold the origin too long), or
+ * its reset (`resetMs`, which the limiter trusts once confirmed).
+ */
+function holdOf(
+  maxDelayMs: number,
+  waitMs: number | undefined,
+  hint: RateLimitHint | undefined,
+  rate: number | undefined,
+): { pauseMs?: number; resetMs?: number } {
+  const clamp = (ms: number): number => Math.min(ms, maxDelayMs);
+  if (waitMs !== undefined && waitMs > 0) return { pauseMs: clamp(waitMs) };
+  if (!quotaSpent(hint) || hint?.resetMs === undefined) return {};
+  return rate === undefined
+    ? { resetMs: clamp(hint.resetMs) }
+    : { pauseMs: clamp(Math.min(hint.resetMs, 1000 / rate)) };
 }
 
 /** The error of a call the limiter turned away before it sent anything (its queue was full, or its deadline too near). */

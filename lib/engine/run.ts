@@ -4,6 +4,7 @@ import type { Call, CallState } from './call';
 import { contextOf, dispatch } from './context';
 import type { CallContext, Shared } from './context';
 import { continueAfter, runAttempts } from './loop';
+import { noteSuccess } from './rate-gate';
 
 /**
  * The engine's entry: one logical call over `base`, the caller's adapter. Request and response
@@ -56,5 +57,10 @@ function firstAttempt(context: CallContext): Promise<AxiosResponse> {
     // A custom adapter that throws instead of rejecting.
     return retry(error);
   }
-  return sent.then(guard?.succeed, retry);
+  const { shared, options } = context;
+  const key = context.route.breakerKey;
+  return sent.then((response) => {
+    noteSuccess(shared, key, options.maxDelayMs, response);
+    return guard === undefined ? response : guard.succeed(response);
+  }, retry);
 }

@@ -14,7 +14,8 @@ import type { LimiterState, RateLimitEvent, RateLimiterView } from '../types';
  *   429s cuts once;
  * - **grow**: while calls queue, the rate closes on the capacity quickly, then probes past it
  *   slowly (`PROBE`), so a server that allows more is found;
- * - **pause**: a `Retry-After` (or a spent quota with its reset) holds the whole queue until then;
+ * - **pause**: a `Retry-After` holds the whole queue until then; so does a spent quota's reset,
+ *   once a second refusal shows it is real (a reset in whole seconds can be a second late);
  * - **relax**: `RELAX_MS` without a throttle and an empty queue switch the limiter off.
  *
  * Pure of axios: times come from the injected clock, and the one timer is unref'd and cleared.
@@ -28,6 +29,11 @@ export interface Throttle {
   pauseMs?: number | undefined;
   /** A rate the server's policy states, per second. */
   policyRate?: number | undefined;
+  /**
+   * A spent quota's reset (ms from now, already clamped), with no server wait: it holds the origin
+   * only once a second refusal confirms it (see `confirmedReset`).
+   */
+  resetMs?: number | undefined;
 }
 
 /** How a turn in the queue ended. */
@@ -46,7 +52,8 @@ export const BETA = 0.95;
 /** How much of the gap to the capacity a step closes, and the growth per step past it. */
 export const CLOSE = 0.3;
 export const PROBE = 0.005;
-export const GENTLE_PROBE = 0.001;
+/** Growth per step past the cut against a server that pauses callers: 0.2 % a second. */
+export const GENTLE_PROBE = 0.0002;
 /** Quiet time after which an idle limiter switches off. */
 export const RELAX_MS = 5000;
 /** The lowest rate a limiter paces at, per second: one call a second keeps probing the server. */
@@ -77,6 +84,8 @@ export class RateLimiter implements RateLimiterView {
   private gentle = false;
   private pauseEndedAt = 0;
   private engagedAt = 0;
+  /** A spent quota's reset heard at a refusal, not yet confirmed (cleared by any success). */
+  private spent: { heardAt: number; until: number } | undefined;
   /** Successes in the last second, in `STEP_MS` buckets; `bucketAt` is the start of `buckets[0]`. */
   private readonly buckets = new Array<number>(WINDOW_MS / STEP_MS).fill(0);
   private bucketAt = 0;
@@ -150,6 +159,7 @@ export class RateLimiter implements RateLimiterView {
   succeeded(): void {
     if (this.state === 'off') return;
     const now = this.now();
+    this.spent = undefined;
     this.roll(now);
     this.buckets[this.buckets.length - 1]! += 1;
     this.maybeRelax(now);
@@ -160,8 +170,9 @@ export class RateLimiter implements RateLimiterView {
     const now = this.now();
     this.lastThrottleAt = now;
     if (throttle.policyRate !== undefined) this.ceiling = throttle.policyRate * POLICY_SHARE;
+    const pauseMs = throttle.pauseMs ?? this.confirmedReset(now, throttle);
     if (this.state === 'off') {
-      this.engage(now, throttle);
+      this.engage(now, pauseMs);
       return;
     }
     if (throttle.sentAt < this.lastCutAt) return;
@@ -175,9 +186,34 @@ export class RateLimiter implements RateLimiterView {
     this.lastCutAt = now;
     this.probeSteps = 0;
     // A server that pauses callers makes every probe past its limit cost the pause: probe gently.
-    this.gentle = throttle.pauseMs !== undefined && throttle.pauseMs >= LONG_PAUSE_MS;
-    this.pause(now, throttle.pauseMs);
+    this.gentle = pauseMs !== undefined && pauseMs >= LONG_PAUSE_MS;
+    this.pause(now, pauseMs);
     this.schedule(now);
+  }
+
+  /**
+   * The hold a spent quota's reset earns. A reset in whole seconds can be up to a second later than
+   * the quota's return, and a token bucket refills long before it, so the first refusal only notes
+   * it. A call sent a step (`STEP_MS`) after that, refused again before the reset with no success in
+   * between, shows a window that is really spent: the origin then holds until the reset.
+   */
+  private confirmedReset(now: number, throttle: Throttle): number | undefined {
+    if (throttle.resetMs === undefined) return undefined;
+    const spent = this.spent;
+    if (spent !== undefined && now < spent.until) {
+      return throttle.sentAt >= spent.heardAt + STEP_MS ? throttle.resetMs : undefined;
+    }
+    this.spent = { heardAt: now, until: now + throttle.resetMs };
+    return undefined;
+  }
+
+  /**
+   * A success said the quota is spent, with no rate stated: the pace is at the server's limit, so
+   * it does not grow for a step (a refusal, not this, cuts it: a bucket drained to its last token is
+   * no sign the pace is too fast).
+   */
+  atLimit(): void {
+    this.lastStepAt = Math.max(this.lastStepAt, this.now());
   }
 
   /** The server's policy states its rate (a `RateLimit-Policy`): pace to it while on. */
@@ -200,7 +236,7 @@ export class RateLimiter implements RateLimiterView {
     this.releaseAll();
   }
 
-  private engage(now: number, throttle: Throttle): void {
+  private engage(now: number, pauseMs: number | undefined): void {
     this.state = 'on';
     this.engagedAt = now;
     this.lastCutAt = now;
@@ -210,7 +246,7 @@ export class RateLimiter implements RateLimiterView {
     this.nextAt = now;
     this.ratePerSecond = Math.min(SEED_RATE, this.ceiling);
     this.capacity = this.ceiling === Infinity ? undefined : this.ceiling;
-    this.pause(now, throttle.pauseMs);
+    this.pause(now, pauseMs);
     this.onChange?.({ origin: this.key, state: 'engaged', ratePerSecond: this.ratePerSecond });
   }
 
@@ -266,9 +302,11 @@ export class RateLimiter implements RateLimiterView {
     let rate = this.ratePerSecond;
     for (let i = 0; i < Math.min(steps, 50); i++) {
       const capacity = this.capacity;
-      if (capacity === undefined) rate *= 2;
-      else if (rate < capacity * 0.98) rate += (capacity - rate) * CLOSE + 0.5;
-      // Past a pausing server's limit, each probe costs the pause: creep, do not accelerate.
+      // Against a server that pauses callers every probe past its limit costs the whole pause, so
+      // the rate closes only on what the cut left (BETA of the capacity) and then creeps.
+      const target = capacity === undefined ? undefined : capacity * (this.gentle ? BETA : 0.98);
+      if (target === undefined) rate *= 2;
+      else if (rate < target) rate = Math.min(target, rate + (target - rate) * CLOSE + 0.5);
       else rate *= 1 + (this.gentle ? GENTLE_PROBE : PROBE * ++this.probeSteps);
     }
     this.ratePerSecond = Math.min(rate, this.ceiling);
