@@ -148,16 +148,6 @@ test('close() lets every waiting call go and leaves no timer', async () => {
   expect(jest.getTimerCount()).toBe(0);
 });
 
-/** A limiter on, with `perSecond` successes a second measured for `ms`, each spaced evenly. */
-function measuredAt(limiter: RateLimiter, perSecond: number, ms: number): void {
-  const from = Date.now();
-  for (let t = 0; t < ms; t += 1000 / perSecond) {
-    jest.setSystemTime(from + t);
-    limiter.succeeded();
-  }
-  jest.setSystemTime(from + ms);
-}
-
 test("after a pausing server's cut the rate creeps, and does not close back on the capacity", async () => {
   const limiter = make(5000);
   limiter.throttled({ sentAt: -Infinity });
