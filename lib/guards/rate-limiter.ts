@@ -33,6 +33,30 @@ export interface Throttle {
 /** How a turn in the queue ended. */
 export type Turn = 'go' | 'full';
 
+/**
+ * Send times from somewhere other than the limiter's own rate: the fleet's shared schedule
+ * (`SharedPacing`, over `rateLimit.shared`). While it is `active` the limiter keeps its queue, its
+ * bound and its on/off state but releases calls at the times it holds; while not (its store is
+ * down) the limiter paces by its own rate, as without one.
+ */
+export interface Pacing {
+  readonly active: boolean;
+  /** The local time of the next send time held, or `undefined` when none is held. */
+  next(now: number): number | undefined;
+  /** Spends the next send time held. */
+  use(): void;
+  /** Asks for send times so that `waiting` calls are covered; `wake` runs when some arrive, or pacing stops. */
+  want(waiting: number, wake: () => void): void;
+  /** The fleet stays throttled until then (local ms): the limiter does not relax before. */
+  readonly onUntil: number;
+  /** How long the `queued`-th waiting call would wait, by the fleet's schedule. */
+  expectedWaitMs(queued: number, now: number): number;
+  /** The fleet's rate and pause, for `view()`. */
+  readonly ratePerSecond: number;
+  readonly pausedUntil: number;
+  close(): void;
+}
+
 interface Waiter {
   resolve: (turn: Turn) => void;
   cancelled: boolean;
@@ -53,10 +77,10 @@ export const RELAX_MS = 5000;
 export const MIN_RATE = 1;
 /** The share of a stated policy's rate the limiter paces at: a little under it, so the quota is not spent. */
 export const POLICY_SHARE = 0.97;
-const WINDOW_MS = 1000;
+export const WINDOW_MS = 1000;
 /** A pause at least this long empties the success window, and makes probing gentle. */
-const LONG_PAUSE_MS = 2 * STEP_MS;
-const RECENT_STEPS = 3;
+export const LONG_PAUSE_MS = 2 * STEP_MS;
+export const RECENT_STEPS = 3;
 
 export class RateLimiter implements RateLimiterView {
   state: LimiterState = 'off';
@@ -87,6 +111,8 @@ export class RateLimiter implements RateLimiterView {
     private readonly now: () => number,
     private readonly maxQueue: number,
     private readonly onChange?: (event: RateLimitEvent) => void,
+    /** The fleet's schedule, when the limiter is shared (`rateLimit.shared`). */
+    protected readonly pacing?: Pacing,
   ) {}
 
   /** The queue is at its bound. */
@@ -100,7 +126,8 @@ export class RateLimiter implements RateLimiterView {
 
   /** The view `plugin.limiter()` hands out (a copy: the limiter's fields are not the caller's to set). */
   view(): RateLimiterView {
-    return { state: this.state, ratePerSecond: this.ratePerSecond, queued: this.queued, pausedUntil: this.pausedUntil };
+    const by = this.state === 'on' && this.pacing?.active ? this.pacing : this;
+    return { state: this.state, ratePerSecond: by.ratePerSecond, queued: this.queued, pausedUntil: by.pausedUntil };
   }
 
   /**
@@ -110,6 +137,7 @@ export class RateLimiter implements RateLimiterView {
   expectedWaitMs(): number {
     if (this.state === 'off') return 0;
     const now = this.now();
+    if (this.pacing?.active) return this.pacing.expectedWaitMs(this.queued, now);
     const start = Math.max(now, this.nextAt, this.pausedUntil);
     return start - now + (this.queued * 1000) / this.ratePerSecond;
   }
@@ -124,8 +152,9 @@ export class RateLimiter implements RateLimiterView {
     const now = this.now();
     this.maybeRelax(now);
     if ((this.state as LimiterState) === 'off') return 'go';
-    this.grow(now);
-    if (this.queued === 0 && now >= this.pausedUntil && now >= this.nextAt) {
+    // A shared limiter's rate moves in the store; the local one stands, for when the store is down.
+    if (!this.pacing?.active) this.grow(now);
+    if (this.queued === 0 && now >= this.pausedUntil && this.due(now)) {
       this.spend(now);
       return 'go';
     }
@@ -197,6 +226,7 @@ export class RateLimiter implements RateLimiterView {
   close(): void {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
+    this.pacing?.close();
     this.releaseAll();
   }
 
@@ -280,6 +310,7 @@ export class RateLimiter implements RateLimiterView {
    * licence for a burst); nor does a pause that just ended.
    */
   private spend(now: number): void {
+    if (this.pacing?.active) return this.pacing.use();
     const interval = 1000 / this.ratePerSecond;
     this.nextAt = Math.max(this.nextAt, now - interval, this.pauseEndedAt) + interval;
   }
@@ -288,7 +319,11 @@ export class RateLimiter implements RateLimiterView {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
     if (this.queued === 0) return;
-    const at = Math.max(this.nextAt, this.pausedUntil);
+    this.pacing?.want(this.queued, this.wake);
+    const next = this.pacing?.active ? this.pacing.next(now) : this.nextAt;
+    // Shared, with no send time held yet: the store's answer wakes the queue.
+    if (next === undefined) return;
+    const at = Math.max(next, this.pausedUntil);
     this.timer = setTimeout(this.release, Math.max(0, at - now));
     // A queued call is held by its own promise; the limiter's timer must not keep a process alive.
     (this.timer as { unref?: () => void }).unref?.();
@@ -297,9 +332,9 @@ export class RateLimiter implements RateLimiterView {
   private readonly release = (): void => {
     this.timer = undefined;
     const now = this.now();
-    this.grow(now);
+    if (!this.pacing?.active) this.grow(now);
     if (now >= this.pausedUntil) this.pausedUntil = 0;
-    while (this.queued > 0 && now >= this.nextAt && now >= this.pausedUntil) {
+    while (this.queued > 0 && this.due(now) && now >= this.pausedUntil) {
       const waiter = this.queue[this.head++]!;
       if (waiter.cancelled) continue;
       this.spend(now);
@@ -309,6 +344,19 @@ export class RateLimiter implements RateLimiterView {
     this.maybeRelax(now);
     this.schedule(now);
   };
+
+  /** The shared schedule's answer came (or the store went away): release and reschedule. */
+  private readonly wake = (): void => {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.release();
+  };
+
+  /** The next call may go now: by the fleet's send times while shared, else by the limiter's rate. */
+  private due(now: number): boolean {
+    if (!this.pacing?.active) return now >= this.nextAt;
+    const next = this.pacing.next(now);
+    return next !== undefined && now >= next;
+  }
 
   /** Drops given-up and released places from the front (and compacts the array now and then). */
   private compact(): void {
@@ -321,6 +369,8 @@ export class RateLimiter implements RateLimiterView {
 
   private maybeRelax(now: number): void {
     if (this.queued > 0 || now - this.lastThrottleAt < RELAX_MS || now < this.pausedUntil) return;
+    // The fleet is still throttled (another process saw the last throttle): stay on with it.
+    if (this.pacing?.active && now < this.pacing.onUntil) return;
     this.state = 'off';
     this.ratePerSecond = Infinity;
     this.capacity = undefined;

@@ -118,3 +118,56 @@ export interface RateLimitEvent {
   /** The rate it paces at from now, per second (`Infinity` on relax). */
   ratePerSecond: number;
 }
+
+/** A throttle as a process tells the fleet's shared rate limiter (see `RateLimitStore`). */
+export interface RateLimitReport {
+  /** How long ago the throttled attempt was sent, in ms (`Infinity`: it was not paced). Ages, not times, so clocks need not agree. */
+  ageMs: number;
+  /** Hold the fleet this long (a `Retry-After`, a spent quota's reset), already clamped. */
+  pauseMs?: number | undefined;
+  /** A rate the server's policy states, per second (for the whole fleet: the server counts every process). */
+  policyRate?: number | undefined;
+}
+
+/** The send times a `RateLimitStore` granted (times in the store's clock, ms). */
+export interface RateLimitGrant {
+  /** The store's clock when it answered. */
+  now: number;
+  /** `'off'`: the fleet is not throttled (no shared state: it relaxed, or never engaged); the times are "now". */
+  state: LimiterState;
+  /** How many send times were granted: fewer than asked when the fleet's schedule is booked ahead. */
+  granted: number;
+  /** The first send time granted; the others follow every `intervalMs`. */
+  first: number;
+  intervalMs: number;
+  /** When asking again can be granted something (when `granted` is less than asked). */
+  retryAt: number;
+  /** The fleet's rate, per second (`Infinity` when off). */
+  ratePerSecond: number;
+  /** The fleet is paused until then (0: not paused). */
+  pausedUntil: number;
+  /** The shared state expires then (the fleet relaxes) unless throttled or booked ahead again. */
+  relaxAt: number;
+}
+
+/**
+ * Where a fleet's rate limiters keep one shared schedule per origin (see `axios-resilience/redis`'s
+ * `redisRateLimitStore`): `rateLimit: { shared: store }`. Each process keeps its own queue; the
+ * store grants the send times and takes the throttles, so the fleet probes, cuts and pauses as one.
+ * Implementations time out and report trouble themselves: a store that cannot answer resolves
+ * `undefined`, and the process paces alone meanwhile.
+ */
+export interface RateLimitStore {
+  /** `false` while the store is known to be down: the process paces alone and does not ask. */
+  usable(): boolean;
+  /**
+   * Grants up to `count` send times for `key`; `successes`: the answers this process counted as
+   * successes since it last reported (batched here, so no round trip of their own); `policyRate`: a
+   * rate the server's policy states. `undefined` when the store could not answer in time.
+   */
+  take(key: string, count: number, successes: number, policyRate?: number): Promise<RateLimitGrant | undefined>;
+  /** A throttle of `key`: engages the shared state, or cuts its rate (once per burst) and pauses it. Never rejects. */
+  throttle(key: string, report: RateLimitReport, successes: number): Promise<void>;
+  /** Releases what the store holds (the plugin's `close()` calls it). */
+  close?(): Promise<void>;
+}

@@ -1,0 +1,163 @@
+import { RateLimiter } from './rate-limiter';
+import type { Pacing, Throttle } from './rate-limiter';
+import type { RateLimitEvent, RateLimitGrant, RateLimitStore } from '../types';
+
+/**
+ * A limiter's send times taken from the fleet's shared schedule (`rateLimit.shared`): the local
+ * limiter keeps its queue, bound and on/off state; this asks the store for send times for the calls
+ * waiting (one request at a time, for every waiting call not yet covered) and reports throttles to it.
+ * Successes are counted here and handed over with the next request, so they cost no round trip.
+ *
+ * Times in the store's replies are in its clock; `offset` (store minus local, from each reply,
+ * taken at the middle of its round trip) converts them.
+ */
+export class SharedPacing implements Pacing {
+  ratePerSecond = Infinity;
+  pausedUntil = 0;
+  onUntil = 0;
+  /** Local send times held, oldest first. */
+  private slots: number[] = [];
+  private intervalMs = 0;
+  /** A request is out, or the schedule is booked ahead and `timer` asks again. */
+  private pending = false;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private successes = 0;
+  private policyRate: number | undefined;
+  private closed = false;
+  private wake: () => void = () => undefined;
+
+  constructor(
+    private readonly key: string,
+    private readonly store: RateLimitStore,
+    private readonly now: () => number,
+  ) {}
+
+  get active(): boolean {
+    return !this.closed && this.store.usable();
+  }
+
+  next(now: number): number | undefined {
+    // A send time left unused for long (its call gave up) is not spent late: that would be a burst.
+    while (this.slots.length > 0 && this.slots[0]! < now - STALE_MS) this.slots.shift();
+    return this.slots[0];
+  }
+
+  use(): void {
+    this.slots.shift();
+  }
+
+  want(waiting: number, wake: () => void): void {
+    this.wake = wake;
+    const missing = waiting - this.slots.length;
+    if (missing <= 0 || this.pending || !this.active) return;
+    this.pending = true;
+    const asked = this.now();
+    const successes = this.successes;
+    this.successes = 0;
+    this.store.take(this.key, missing, successes, this.policyRate).then(
+      (grant) => this.granted(grant, asked, missing),
+      () => this.granted(undefined, asked, missing),
+    );
+  }
+
+  expectedWaitMs(queued: number, now: number): number {
+    const last = this.slots[Math.min(queued, this.slots.length) - 1] ?? now;
+    return Math.max(0, last - now) + Math.max(0, queued - this.slots.length) * this.intervalMs;
+  }
+
+  /** An answer of the throttled origin that is not a throttle (counted for the fleet's measured rate). */
+  succeeded(): void {
+    this.successes++;
+  }
+
+  /** The server's policy states its rate: the fleet paces to it (sent with the next request). */
+  hinted(policyRate: number | undefined): void {
+    if (policyRate !== undefined) this.policyRate = policyRate;
+  }
+
+  /** A throttle this process saw: the fleet engages, or cuts its rate once per burst, and pauses. */
+  throttled(throttle: Throttle, now: number): void {
+    if (throttle.policyRate !== undefined) this.policyRate = throttle.policyRate;
+    // Times held were booked at the rate that drew the throttle, and may fall in the pause.
+    this.slots = [];
+    if (!this.active) return;
+    const successes = this.successes;
+    this.successes = 0;
+    const report = { ageMs: Math.max(0, now - throttle.sentAt), pauseMs: throttle.pauseMs, policyRate: this.policyRate };
+    void this.store.throttle(this.key, report, successes).catch(() => undefined);
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.slots = [];
+  }
+
+  private granted(grant: RateLimitGrant | undefined, asked: number, missing: number): void {
+    if (this.closed) return;
+    if (grant === undefined) {
+      // The store did not answer: the limiter paces alone until it does.
+      this.pending = false;
+      this.slots = [];
+      this.wake();
+      return;
+    }
+    const offset = grant.now - (asked + this.now()) / 2;
+    this.ratePerSecond = grant.ratePerSecond;
+    this.pausedUntil = grant.pausedUntil > 0 ? grant.pausedUntil - offset : 0;
+    this.onUntil = grant.state === 'on' ? grant.relaxAt - offset : 0;
+    this.intervalMs = grant.intervalMs;
+    for (let i = 0; i < grant.granted; i++) this.slots.push(grant.first + i * grant.intervalMs - offset);
+    if (grant.granted < missing && grant.retryAt > grant.now) {
+      // Booked ahead: ask again when the schedule has room, not at once.
+      this.timer = setTimeout(() => {
+        this.timer = undefined;
+        this.pending = false;
+        this.wake();
+      }, grant.retryAt - grant.now);
+      (this.timer as { unref?: () => void }).unref?.();
+    } else {
+      this.pending = false;
+    }
+    this.wake();
+  }
+}
+
+/** How late a held send time may still be used (ms): timers on a busy host fire late. */
+const STALE_MS = 250;
+
+/** A rate limiter whose send times come from the fleet's schedule; what it observes goes to the fleet too. */
+export class SharedRateLimiter extends RateLimiter {
+  private readonly shared: SharedPacing;
+  private readonly clock: () => number;
+
+  constructor(
+    key: string,
+    now: () => number,
+    maxQueue: number,
+    onChange: ((event: RateLimitEvent) => void) | undefined,
+    store: RateLimitStore,
+  ) {
+    const pacing = new SharedPacing(key, store, now);
+    super(key, now, maxQueue, onChange, pacing);
+    this.shared = pacing;
+    this.clock = now;
+  }
+
+  override succeeded(): void {
+    if (this.state === 'on') this.shared.succeeded();
+    super.succeeded();
+  }
+
+  override throttled(throttle: Throttle): void {
+    // First, so the request for send times the local limiter then makes follows the report.
+    this.shared.throttled(throttle, this.clock());
+    super.throttled(throttle);
+  }
+
+  override hinted(policyRate: number | undefined, pauseMs: number | undefined): void {
+    if (this.state === 'on') this.shared.hinted(policyRate);
+    super.hinted(policyRate, pauseMs);
+  }
+}
