@@ -256,9 +256,19 @@ interface FleetJob {
 
 async function fleetPart(job: FleetJob): Promise<Counts> {
   if (job.redisPort === undefined) {
-    return callLoop(resilience('axios-resilience', 'axios-resilience (defaults)'), job.baseURL, job.callers, job.startAt);
+    return callLoop(
+      resilience('axios-resilience', 'axios-resilience (defaults)'),
+      job.baseURL,
+      job.callers,
+      job.startAt,
+    );
   }
-  const redis = new Redis({ port: job.redisPort, host: '127.0.0.1', enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+  const redis = new Redis({
+    port: job.redisPort,
+    host: '127.0.0.1',
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+  });
   redis.on('error', () => undefined);
   await new Promise<void>((ready) => redis.once('ready', () => ready()));
   const { redisRateLimitStore } = await import('../lib/redis');
@@ -279,9 +289,13 @@ async function startRedis(): Promise<{ port: number; stop: () => void }> {
   await new Promise<void>((done) => probe.listen(0, '127.0.0.1', done));
   const { port } = probe.address() as net.AddressInfo;
   await new Promise<void>((done) => probe.close(() => done()));
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-    stdio: 'ignore',
-  });
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    {
+      stdio: 'ignore',
+    },
+  );
   const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => 50 });
   client.on('error', () => undefined);
   await client.connect().catch(() => new Promise<void>((ready) => client.once('ready', () => ready())));
@@ -338,7 +352,11 @@ if (!args.child)
     async () => {
       const server = await startServer();
       const shares = args.fleet > 0 && args['fleet-store'] === 'redis';
-      const redis = !shares ? undefined : args['redis-port'] > 0 ? { port: args['redis-port'], stop: () => undefined } : await startRedis();
+      const redis = !shares
+        ? undefined
+        : args['redis-port'] > 0
+          ? { port: args['redis-port'], stop: () => undefined }
+          : await startRedis();
       const charted: Array<{ label: string; timeline: number[] }> = [];
       try {
         for (const hints of hintList) {

@@ -4,7 +4,7 @@
  */
 import type { AxiosError } from 'axios';
 import { retryPlugin } from '../../lib';
-import type { RateLimitEvent, RetryEvent, RetryPluginOptions } from '../../lib';
+import type { RateLimitEvent, RateLimitStore, RetryEvent, RetryPluginOptions } from '../../lib';
 import { client, closePlugins, rejection } from '../support/helpers';
 import { serverPerTest } from '../support/test-server';
 import type { Handler } from '../support/test-server';
@@ -157,10 +157,25 @@ describe('options', () => {
     [{ maxQueue: 1.5 }, 'rateLimit.maxQueue'],
     [{ maxOrigins: -1 }, 'rateLimit.maxOrigins'],
     [{ queue: 5 }, 'rateLimit.queue'],
+    [{ shared: null }, 'rateLimit.shared'],
+    [{ shared: {} }, 'rateLimit.shared'],
+    [{ shared: { take: () => undefined } }, 'rateLimit.shared'],
+    // A breaker's sync is not a rate-limit store.
+    [{ shared: { announce: () => undefined, start: () => undefined } }, 'rateLimit.shared'],
     ['on', 'rateLimit'],
   ])('rateLimit: %p throws a TypeError naming %s', (value, field) => {
     expect(() => retryPlugin({ rateLimit: value } as RetryPluginOptions)).toThrow(TypeError);
     expect(() => retryPlugin({ rateLimit: value } as RetryPluginOptions)).toThrow(field);
+  });
+
+  test('rateLimit.shared takes a RateLimitStore', async () => {
+    const store: RateLimitStore = {
+      usable: () => false,
+      take: () => Promise.resolve(undefined),
+      throttle: () => Promise.resolve(),
+    };
+    const plugin = retryPlugin({ rateLimit: { shared: store } });
+    await plugin.close();
   });
 
   test('onRateLimit must be a function', () => {

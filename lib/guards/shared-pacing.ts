@@ -83,7 +83,11 @@ export class SharedPacing implements Pacing {
     if (!this.active) return;
     const successes = this.successes;
     this.successes = 0;
-    const report = { ageMs: Math.max(0, now - throttle.sentAt), pauseMs: throttle.pauseMs, policyRate: this.policyRate };
+    const report = {
+      ageMs: Math.max(0, now - throttle.sentAt),
+      pauseMs: throttle.pauseMs,
+      policyRate: this.policyRate,
+    };
     void this.store.throttle(this.key, report, successes).catch(() => undefined);
   }
 
@@ -109,13 +113,16 @@ export class SharedPacing implements Pacing {
     this.onUntil = grant.state === 'on' ? grant.relaxAt - offset : 0;
     this.intervalMs = grant.intervalMs;
     for (let i = 0; i < grant.granted; i++) this.slots.push(grant.first + i * grant.intervalMs - offset);
-    if (grant.granted < missing && grant.retryAt > grant.now) {
+    if (grant.granted < missing) {
       // Booked ahead: ask again when the schedule has room, not at once.
-      this.timer = setTimeout(() => {
-        this.timer = undefined;
-        this.pending = false;
-        this.wake();
-      }, grant.retryAt - grant.now);
+      this.timer = setTimeout(
+        () => {
+          this.timer = undefined;
+          this.pending = false;
+          this.wake();
+        },
+        Math.max(1, grant.retryAt - grant.now),
+      );
       (this.timer as { unref?: () => void }).unref?.();
     } else {
       this.pending = false;

@@ -53,6 +53,8 @@ local f = redis.call('HMGET', K, unpack(NAMES))
 local on = f[1] ~= false
 local s = {}
 for i, name in ipairs(NAMES) do s[name] = tonumber(f[i]) or 0 end
+-- No capacity measured yet (slow start) is -1: a measured 0 is a capacity, as in RateLimiter.
+if f[6] == false then s.cap = -1 end
 local ceil = s.ceil > 0 and s.ceil or math.huge
 if policy > 0 then ceil = policy * SHARE end
 
@@ -82,7 +84,7 @@ local function measured()
     local into = now - cur * STEP
     return sum * 1000 / math.max(STEP, math.min(since, (counted - 1) * STEP + into))
   end
-  if s.cap > 0 then
+  if s.cap >= 0 then
     if since < STEPS * STEP / 2 then return nil end
     return over(STEPS)
   end
@@ -101,7 +103,7 @@ if on then
   for i = cur - 2 * STEPS, cur - STEPS do old[#old + 1] = 'b' .. i end
   redis.call('HDEL', K, unpack(old))
   if policy > 0 then
-    if s.cap <= 0 then s.cap = ceil end
+    if s.cap < 0 then s.cap = ceil end
     s.rate = math.min(s.rate, ceil)
   end
 end
@@ -110,7 +112,7 @@ end
 /**
  * ARGV[16]: how many send times are asked for. Grows the rate for the steps since the last (as
  * `RateLimiter.grow`) when the schedule is booked ahead, then grants send times up to `HORIZON_MS`
- * ahead. Replies: now, state, granted, first, interval, retryAt, rate, paused, relaxAt (as text:
+ * ahead; `retryAt` says when asking again can be granted a batch. Replies: now, state, granted, first, interval, retryAt, rate, paused, relaxAt (as text:
  * Redis would cut numbers to integers).
  */
 const TAKE = `${PRELUDE}
@@ -129,7 +131,7 @@ else
     if demand then
       local rate = s.rate
       for _ = 1, math.min(steps, 50) do
-        if s.cap <= 0 then
+        if s.cap < 0 then
           rate = rate * 2
         elseif rate < s.cap * 0.98 then
           rate = rate + (s.cap - rate) * CLOSE + 0.5
@@ -152,7 +154,9 @@ s.tat = first + granted * interval
 save()
 if demand then expire() end
 local relaxAt = now + math.max(0, redis.call('PTTL', K))
-return {tostring(now), 'on', granted, tostring(first), tostring(interval), tostring(math.max(now, s.tat - HORIZON)),
+-- Ask again once half the horizon has room: a batch, not one round trip per send time.
+local retryAt = math.max(now + 1, s.tat - HORIZON / 2)
+return {tostring(now), 'on', granted, tostring(first), tostring(interval), tostring(retryAt),
   tostring(s.rate), tostring(s.paused), tostring(relaxAt)}`;
 
 /**
@@ -167,12 +171,12 @@ local pauseMs = tonumber(ARGV[17])
 if not on then
   s.rate = math.min(SEED, ceil)
   s.tat, s.lastCut, s.stepAt, s.engagedAt = now, now, now, now
-  s.cap = ceil < math.huge and ceil or 0
+  s.cap = ceil < math.huge and ceil or -1
   pause(pauseMs)
 elseif sentAt >= s.lastCut then
   local m = measured()
   if m ~= nil then s.cap = m end
-  local cut = s.cap > 0 and s.cap * BETA or s.rate / 2
+  local cut = s.cap >= 0 and s.cap * BETA or s.rate / 2
   s.rate = math.max(MIN_RATE, math.min(s.rate * BETA, cut, ceil))
   s.lastCut = now
   s.probe = 0
