@@ -26,6 +26,7 @@ export type {
   JitterStrategy,
   LimiterState,
   RateLimitEvent,
+  RateLimitFleetState,
   RateLimitGrant,
   RateLimitOptions,
   RateLimitReport,

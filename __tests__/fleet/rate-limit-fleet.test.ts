@@ -24,12 +24,13 @@ const prefix = () => `rlfleet:${process.pid}:${Math.random().toString(36).slice(
 /**
  * A token bucket of `rate` requests/s (burst `burst`), 10 ms of latency, answering 429 with no
  * hint over the limit (the case where the fleet must find the limit by probing). Counts requests
- * and 429s, in all and from `steadyFrom` on.
+ * and 429s, in all and in the steady window.
  */
 async function tokenBucket(rate: number, burst: number) {
   let tokens = burst;
   let filledAt = Date.now();
   let steadyFrom = Infinity;
+  let steadyUntil = Infinity;
   const counts = { requests: 0, throttled: 0, steadyRequests: 0, steadyThrottled: 0 };
   const server = http.createServer((_req, res) => {
     const now = Date.now();
@@ -39,7 +40,7 @@ async function tokenBucket(rate: number, burst: number) {
     if (ok) tokens -= 1;
     counts.requests++;
     if (!ok) counts.throttled++;
-    if (now >= steadyFrom) {
+    if (now >= steadyFrom && now < steadyUntil) {
       counts.steadyRequests++;
       if (!ok) counts.steadyThrottled++;
     }
@@ -50,10 +51,12 @@ async function tokenBucket(rate: number, burst: number) {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     counts,
-    start(steadyAfterMs: number) {
+    /** Counts "steady" from `steadyAfterMs` on, for `steadyForMs`. */
+    start(steadyAfterMs: number, steadyForMs = Infinity) {
       tokens = burst;
       filledAt = Date.now();
       steadyFrom = Date.now() + steadyAfterMs;
+      steadyUntil = steadyFrom + steadyForMs;
     },
     close: () =>
       new Promise<void>((resolve) => {
@@ -99,17 +102,18 @@ describe('a rate limiter shared through Redis', () => {
   const RATE = 100;
   const RUN_MS = 5000;
   const STEADY_AFTER_MS = 1500;
+  const STEADY_MS = 3000;
 
   test('4 processes calling one token bucket stay under its limit together: no failed call, few 429s', async () => {
     const server = await tokenBucket(RATE, 10);
     try {
       const job = { redisTarget, url: server.url, callers: 10, runMs: RUN_MS, shared: true, prefix: prefix() };
-      const results = await fleet(WORKERS, job, () => server.start(STEADY_AFTER_MS));
+      const results = await fleet(WORKERS, job, () => server.start(STEADY_AFTER_MS, STEADY_MS));
       const ok = results.reduce((sum, r) => sum + r.ok, 0);
       const failed = results.reduce((sum, r) => sum + r.failed, 0);
       const { steadyRequests, steadyThrottled, requests, throttled } = server.counts;
       const share = steadyThrottled / Math.max(1, steadyRequests);
-      const goodput = (steadyRequests - steadyThrottled) / ((RUN_MS - STEADY_AFTER_MS) / 1000) / RATE;
+      const goodput = (steadyRequests - steadyThrottled) / (STEADY_MS / 1000) / RATE;
       // The figures docs/fleet.md quotes.
       console.log(
         `rate-limit fleet: ${JSON.stringify({ ok, failed, requests, throttled, steadyRequests, steadyThrottled, share, goodput })}`,

@@ -172,7 +172,7 @@ describe('options', () => {
     const store: RateLimitStore = {
       usable: () => false,
       take: () => Promise.resolve(undefined),
-      throttle: () => Promise.resolve(),
+      throttle: () => Promise.resolve(undefined),
     };
     const plugin = retryPlugin({ rateLimit: { shared: store } });
     await plugin.close();

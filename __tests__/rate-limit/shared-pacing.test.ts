@@ -6,7 +6,7 @@
  */
 import { SEED_RATE } from '../../lib/guards/rate-limiter';
 import { SharedRateLimiter } from '../../lib/guards/shared-pacing';
-import type { RateLimitGrant, RateLimitReport, RateLimitStore } from '../../lib/types';
+import type { RateLimitFleetState, RateLimitGrant, RateLimitReport, RateLimitStore } from '../../lib/types';
 
 /** The store's clock runs 5 s ahead of the process's: the limiter must convert. */
 const SKEW = 5000;
@@ -19,12 +19,13 @@ class MemoryStore implements RateLimitStore {
   takes: Array<{ count: number; successes: number }> = [];
   throttles: Array<{ report: RateLimitReport; successes: number }> = [];
   private tat = 0;
+  private paused = 0;
   usable = (): boolean => this.up;
   take(_key: string, count: number, successes: number): Promise<RateLimitGrant | undefined> {
     this.takes.push({ count, successes });
     if (!this.answers) return Promise.resolve(undefined);
     const now = Date.now() + SKEW;
-    const first = Math.max(this.tat, now);
+    const first = Math.max(this.tat, now, this.paused);
     this.tat = first + count * INTERVAL;
     return Promise.resolve({
       now,
@@ -34,13 +35,15 @@ class MemoryStore implements RateLimitStore {
       intervalMs: INTERVAL,
       retryAt: now,
       ratePerSecond: 1000 / INTERVAL,
-      pausedUntil: 0,
+      pausedUntil: this.paused,
       relaxAt: now + 5000,
     });
   }
-  throttle(_key: string, report: RateLimitReport, successes: number): Promise<void> {
+  throttle(_key: string, report: RateLimitReport, successes: number): Promise<RateLimitFleetState | undefined> {
     this.throttles.push({ report, successes });
-    return Promise.resolve();
+    const now = Date.now() + SKEW;
+    if (report.pauseMs !== undefined) this.paused = Math.max(this.paused, now + report.pauseMs);
+    return Promise.resolve({ now, ratePerSecond: 1000 / INTERVAL, pausedUntil: this.paused });
   }
 }
 
@@ -80,18 +83,24 @@ test("calls leave at the store's send times, converted from its clock; one reque
   limiter.close();
 });
 
-test('successes ride along with the next request; a throttle is reported with its age and drops the send times held', async () => {
+test("successes ride along with the next request; a throttle is reported with its age, and the fleet's pause drops the send times held in it", async () => {
   const limiter = make();
   limiter.throttled({ sentAt: -Infinity });
   limiter.succeeded();
   limiter.succeeded();
+  const start = Date.now();
   const released: number[] = [];
   queueUp(limiter, 3, released);
   expect(store.takes).toEqual([{ count: 1, successes: 2 }]);
   await jest.advanceTimersByTimeAsync(50);
+  // The first went at once; send times at 100 and 200 ms are held.
+  expect(released.map((at) => at - start)).toEqual([0]);
   limiter.succeeded();
   limiter.throttled({ sentAt: Date.now() - 30, pauseMs: 1000 });
   expect(store.throttles[1]).toEqual({ report: { ageMs: 30, pauseMs: 1000, policyRate: undefined }, successes: 1 });
+  await jest.advanceTimersByTimeAsync(2000);
+  // The fleet paused until 1050 ms: the held times fell in it, and new ones follow it.
+  expect(released.map((at) => at - start)).toEqual([0, 1050, 1150]);
   limiter.close();
 });
 

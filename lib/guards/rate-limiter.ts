@@ -154,7 +154,7 @@ export class RateLimiter implements RateLimiterView {
     if ((this.state as LimiterState) === 'off') return 'go';
     // A shared limiter's rate moves in the store; the local one stands, for when the store is down.
     if (!this.pacing?.active) this.grow(now);
-    if (this.queued === 0 && now >= this.pausedUntil && this.due(now)) {
+    if (this.queued === 0 && this.due(now)) {
       this.spend(now);
       return 'go';
     }
@@ -320,10 +320,9 @@ export class RateLimiter implements RateLimiterView {
     this.timer = undefined;
     if (this.queued === 0) return;
     this.pacing?.want(this.queued, this.wake);
-    const next = this.pacing?.active ? this.pacing.next(now) : this.nextAt;
+    const at = this.pacing?.active ? this.pacing.next(now) : Math.max(this.nextAt, this.pausedUntil);
     // Shared, with no send time held yet: the store's answer wakes the queue.
-    if (next === undefined) return;
-    const at = Math.max(next, this.pausedUntil);
+    if (at === undefined) return;
     this.timer = setTimeout(this.release, Math.max(0, at - now));
     // A queued call is held by its own promise; the limiter's timer must not keep a process alive.
     (this.timer as { unref?: () => void }).unref?.();
@@ -334,7 +333,7 @@ export class RateLimiter implements RateLimiterView {
     const now = this.now();
     if (!this.pacing?.active) this.grow(now);
     if (now >= this.pausedUntil) this.pausedUntil = 0;
-    while (this.queued > 0 && this.due(now) && now >= this.pausedUntil) {
+    while (this.queued > 0 && this.due(now)) {
       const waiter = this.queue[this.head++]!;
       if (waiter.cancelled) continue;
       this.spend(now);
@@ -351,9 +350,12 @@ export class RateLimiter implements RateLimiterView {
     this.release();
   };
 
-  /** The next call may go now: by the fleet's send times while shared, else by the limiter's rate. */
+  /**
+   * The next call may go now: by the fleet's send times while shared (the fleet's pause is in them:
+   * a throttle the fleet ignored as one of a burst holds no process), else by the limiter's rate and pause.
+   */
   private due(now: number): boolean {
-    if (!this.pacing?.active) return now >= this.nextAt;
+    if (!this.pacing?.active) return now >= this.nextAt && now >= this.pausedUntil;
     const next = this.pacing.next(now);
     return next !== undefined && now >= next;
   }

@@ -38,7 +38,9 @@ export class SharedPacing implements Pacing {
 
   next(now: number): number | undefined {
     // A send time left unused for long (its call gave up) is not spent late: that would be a burst.
-    while (this.slots.length > 0 && this.slots[0]! < now - STALE_MS) this.slots.shift();
+    // One booked before the fleet paused falls in the pause.
+    const from = Math.max(now - STALE_MS, this.pausedUntil);
+    while (this.slots.length > 0 && this.slots[0]! < from) this.slots.shift();
     return this.slots[0];
   }
 
@@ -75,11 +77,13 @@ export class SharedPacing implements Pacing {
     if (policyRate !== undefined) this.policyRate = policyRate;
   }
 
-  /** A throttle this process saw: the fleet engages, or cuts its rate once per burst, and pauses. */
+  /**
+   * A throttle this process saw: the fleet engages, or cuts its rate once per burst, and pauses.
+   * The fleet decides (a throttle of a burst it already answered holds nobody); the send times this
+   * process holds that fall in the fleet's pause are dropped when its answer comes.
+   */
   throttled(throttle: Throttle, now: number): void {
     if (throttle.policyRate !== undefined) this.policyRate = throttle.policyRate;
-    // Times held were booked at the rate that drew the throttle, and may fall in the pause.
-    this.slots = [];
     if (!this.active) return;
     const successes = this.successes;
     this.successes = 0;
@@ -88,7 +92,15 @@ export class SharedPacing implements Pacing {
       pauseMs: throttle.pauseMs,
       policyRate: this.policyRate,
     };
-    void this.store.throttle(this.key, report, successes).catch(() => undefined);
+    this.store.throttle(this.key, report, successes).then(
+      (state) => {
+        if (state === undefined || this.closed) return;
+        const offset = state.now - (now + this.now()) / 2;
+        this.ratePerSecond = state.ratePerSecond;
+        this.pausedUntil = state.pausedUntil > 0 ? state.pausedUntil - offset : 0;
+      },
+      () => undefined,
+    );
   }
 
   close(): void {

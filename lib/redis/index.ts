@@ -11,4 +11,4 @@ export type { RedisClient, RedisSubscriber } from './client';
 export type { BudgetStore, BudgetSettings, BreakerSync, StoreEvent } from '../types';
 export { redisRateLimitStore } from './rate-limit-store';
 export type { RedisRateLimitStoreOptions } from './rate-limit-store';
-export type { RateLimitStore, RateLimitGrant, RateLimitReport } from '../types';
+export type { RateLimitStore, RateLimitGrant, RateLimitReport, RateLimitFleetState } from '../types';

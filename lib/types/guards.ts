@@ -150,6 +150,15 @@ export interface RateLimitGrant {
   relaxAt: number;
 }
 
+/** The fleet's limiter of one origin after a throttle (times in the store's clock, ms). */
+export interface RateLimitFleetState {
+  /** The store's clock when it answered. */
+  now: number;
+  ratePerSecond: number;
+  /** The fleet is paused until then (0: not paused). */
+  pausedUntil: number;
+}
+
 /**
  * Where a fleet's rate limiters keep one shared schedule per origin (see `axios-resilience/redis`'s
  * `redisRateLimitStore`): `rateLimit: { shared: store }`. Each process keeps its own queue; the
@@ -166,8 +175,11 @@ export interface RateLimitStore {
    * rate the server's policy states. `undefined` when the store could not answer in time.
    */
   take(key: string, count: number, successes: number, policyRate?: number): Promise<RateLimitGrant | undefined>;
-  /** A throttle of `key`: engages the shared state, or cuts its rate (once per burst) and pauses it. Never rejects. */
-  throttle(key: string, report: RateLimitReport, successes: number): Promise<void>;
+  /**
+   * A throttle of `key`: engages the shared state, or cuts its rate (once per burst) and pauses it.
+   * Resolves the fleet's state after it (`undefined` when the store could not answer). Never rejects.
+   */
+  throttle(key: string, report: RateLimitReport, successes: number): Promise<RateLimitFleetState | undefined>;
   /** Releases what the store holds (the plugin's `close()` calls it). */
   close?(): Promise<void>;
 }
