@@ -1,6 +1,6 @@
 import type { Cluster, Redis } from 'ioredis';
 import { HORIZON_MS, redisRateLimitStore } from '../../lib/redis/rate-limit-store';
-import type { RateLimitGrant, RateLimitStore, RedisClient, StoreEvent } from '../../lib/redis';
+import type { RateLimitGrant, RateLimitSchedule, RedisClient, StoreEvent } from '../../lib/redis';
 import { BETA, MIN_RATE, RELAX_MS, SEED_RATE, STEP_MS } from '../../lib/guards/rate-limiter';
 import { connect, freePort, ready, sharedRedis } from './redis';
 import type { RedisTarget } from './redis';
@@ -24,19 +24,23 @@ const prefix = () => `rl:${process.pid}:${Math.random().toString(36).slice(2)}:`
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A store that records its health events (none expected while Redis answers). */
-function store(keyPrefix: string, events: StoreEvent[] = []): RateLimitStore {
+function store(keyPrefix: string, events: StoreEvent[] = []): RateLimitSchedule {
   // Generous: a loaded CI machine is not an unreachable store.
-  return redisRateLimitStore(client, { prefix: keyPrefix, timeoutMs: 2000, onStoreEvent: (e) => void events.push(e) });
+  return redisRateLimitStore(client, {
+    prefix: keyPrefix,
+    timeoutMs: 2000,
+    onStoreEvent: (e) => void events.push(e),
+  });
 }
 
-async function take(s: RateLimitStore, count: number, successes = 0, policyRate?: number): Promise<RateLimitGrant> {
+async function take(s: RateLimitSchedule, count: number, successes = 0, policyRate?: number): Promise<RateLimitGrant> {
   const grant = await s.take('https://api.example', count, successes, policyRate);
   expect(grant).toBeDefined();
   return grant!;
 }
 
 /** Asks for send times every 10 ms for `ms`, as busy processes do (the schedule stays booked ahead); the last grant. */
-async function busy(s: RateLimitStore, ms: number): Promise<RateLimitGrant> {
+async function busy(s: RateLimitSchedule, ms: number): Promise<RateLimitGrant> {
   const until = Date.now() + ms;
   let grant = await take(s, 50);
   while (Date.now() < until) {

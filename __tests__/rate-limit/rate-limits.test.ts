@@ -4,7 +4,8 @@
  */
 import type { AxiosError } from 'axios';
 import { retryPlugin } from '../../lib';
-import type { RateLimitEvent, RateLimitStore, RetryEvent, RetryPluginOptions } from '../../lib';
+import type { RateLimitEvent, RateLimitSchedule, RateLimitStore, RetryEvent, RetryPluginOptions } from '../../lib';
+import { SharedPacing } from '../../lib/redis';
 import { client, closePlugins, rejection } from '../support/helpers';
 import { serverPerTest } from '../support/test-server';
 import type { Handler } from '../support/test-server';
@@ -159,7 +160,8 @@ describe('options', () => {
     [{ queue: 5 }, 'rateLimit.queue'],
     [{ shared: null }, 'rateLimit.shared'],
     [{ shared: {} }, 'rateLimit.shared'],
-    [{ shared: { take: () => undefined } }, 'rateLimit.shared'],
+    // A schedule is not a store: the store makes each origin's pacing.
+    [{ shared: { take: () => undefined, throttle: () => undefined } }, 'rateLimit.shared'],
     // A breaker's sync is not a rate-limit store.
     [{ shared: { announce: () => undefined, start: () => undefined } }, 'rateLimit.shared'],
     ['on', 'rateLimit'],
@@ -169,11 +171,12 @@ describe('options', () => {
   });
 
   test('rateLimit.shared takes a RateLimitStore', async () => {
-    const store: RateLimitStore = {
+    const schedule: RateLimitSchedule = {
       usable: () => false,
       take: () => Promise.resolve(undefined),
       throttle: () => Promise.resolve(undefined),
     };
+    const store: RateLimitStore = { pacing: (key, now) => new SharedPacing(key, schedule, now) };
     const plugin = retryPlugin({ rateLimit: { shared: store } });
     await plugin.close();
   });

@@ -1,18 +1,19 @@
 /**
- * A limiter shared through a `RateLimitStore` (`rateLimit.shared`), on jest's fake clock, against a
+ * A limiter shared through a `RateLimitStore` (`rateLimit.shared`): `SharedPacing` over a schedule, on jest's fake clock, against a
  * store kept in memory: calls leave at the store's send times (in the store's clock, converted),
  * one request at a time asks for every waiting call, successes ride along, throttles are reported,
  * and a store that is down or silent hands pacing back to the local limiter.
  */
 import { SEED_RATE } from '../../lib/guards/rate-limiter';
-import { SharedRateLimiter } from '../../lib/guards/shared-pacing';
-import type { RateLimitFleetState, RateLimitGrant, RateLimitReport, RateLimitStore } from '../../lib/types';
+import { SharedRateLimiter } from '../../lib/guards/shared-rate-limiter';
+import { SharedPacing } from '../../lib/redis/shared-pacing';
+import type { RateLimitFleetState, RateLimitGrant, RateLimitReport, RateLimitSchedule } from '../../lib/types';
 
 /** The store's clock runs 5 s ahead of the process's: the limiter must convert. */
 const SKEW = 5000;
 const INTERVAL = 100;
 
-class MemoryStore implements RateLimitStore {
+class MemoryStore implements RateLimitSchedule {
   up = true;
   /** `false`: takes never answer (a store slower than any timeout, as the Redis store reports it: undefined). */
   answers = true;
@@ -48,7 +49,10 @@ class MemoryStore implements RateLimitStore {
 }
 
 let store: MemoryStore;
-const make = (): SharedRateLimiter => new SharedRateLimiter('http://api.test', () => Date.now(), 100, undefined, store);
+const make = (): SharedRateLimiter => {
+  const now = (): number => Date.now();
+  return new SharedRateLimiter('http://api.test', now, 100, undefined, new SharedPacing('http://api.test', store, now));
+};
 
 beforeEach(() => {
   jest.useFakeTimers({ now: 1_000_000 });

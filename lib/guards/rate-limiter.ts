@@ -1,4 +1,4 @@
-import type { LimiterState, RateLimitEvent, RateLimiterView } from '../types';
+import type { LimiterState, RateLimitEvent, RateLimitPacing, RateLimiterView } from '../types';
 
 /**
  * The adaptive rate limiter of one origin (or breaker key). It is off, and costs nothing, until the
@@ -32,30 +32,6 @@ export interface Throttle {
 
 /** How a turn in the queue ended. */
 export type Turn = 'go' | 'full';
-
-/**
- * Send times from somewhere other than the limiter's own rate: the fleet's shared schedule
- * (`SharedPacing`, over `rateLimit.shared`). While it is `active` the limiter keeps its queue, its
- * bound and its on/off state but releases calls at the times it holds; while not (its store is
- * down) the limiter paces by its own rate, as without one.
- */
-export interface Pacing {
-  readonly active: boolean;
-  /** The local time of the next send time held, or `undefined` when none is held. */
-  next(now: number): number | undefined;
-  /** Spends the next send time held. */
-  use(): void;
-  /** Asks for send times so that `waiting` calls are covered; `wake` runs when some arrive, or pacing stops. */
-  want(waiting: number, wake: () => void): void;
-  /** The fleet stays throttled until then (local ms): the limiter does not relax before. */
-  readonly onUntil: number;
-  /** How long the `queued`-th waiting call would wait, by the fleet's schedule. */
-  expectedWaitMs(queued: number, now: number): number;
-  /** The fleet's rate and pause, for `view()`. */
-  readonly ratePerSecond: number;
-  readonly pausedUntil: number;
-  close(): void;
-}
 
 interface Waiter {
   resolve: (turn: Turn) => void;
@@ -111,8 +87,11 @@ export class RateLimiter implements RateLimiterView {
     private readonly now: () => number,
     private readonly maxQueue: number,
     private readonly onChange?: (event: RateLimitEvent) => void,
-    /** The fleet's schedule, when the limiter is shared (`rateLimit.shared`). */
-    protected readonly pacing?: Pacing,
+    /**
+     * The fleet's send times, when the limiter is shared (`rateLimit.shared`): while `active`, the
+     * limiter keeps its queue, bound and on/off state but releases calls at the times it holds.
+     */
+    protected readonly pacing?: RateLimitPacing,
   ) {}
 
   /** The queue is at its bound. */

@@ -1,6 +1,6 @@
 import { BoundedMap } from './origins';
 import { RateLimiter } from './rate-limiter';
-import { SharedRateLimiter } from './shared-pacing';
+import { SharedRateLimiter } from './shared-rate-limiter';
 import type { RateLimitEvent, RateLimitStore } from '../types';
 
 /**
@@ -66,5 +66,5 @@ export class RateLimiters {
   private readonly create = (key: string): RateLimiter =>
     this.store === undefined
       ? new RateLimiter(key, this.now, this.maxQueue, this.changed)
-      : new SharedRateLimiter(key, this.now, this.maxQueue, this.changed, this.store);
+      : new SharedRateLimiter(key, this.now, this.maxQueue, this.changed, this.store.pacing(key, this.now));
 }

@@ -136,7 +136,7 @@ export function resolveRateLimit(value: unknown): false | ResolvedRateLimit {
   checkKnown('rateLimit.', input, RATE_LIMIT_FIELDS);
   const defaults = DEFAULTS.rateLimit;
   const shared = own(input, 'shared') as RateLimitStore | null | undefined;
-  if (shared !== undefined && (typeof shared?.take !== 'function' || typeof shared.throttle !== 'function'))
+  if (shared !== undefined && typeof shared?.pacing !== 'function')
     fail('', 'rateLimit.shared', `must be a RateLimitStore (e.g. redisRateLimitStore(client)), got ${shown(shared)}`);
   return {
     maxQueue: wholeNumber('', 'rateLimit.maxQueue', own(input, 'maxQueue'), defaults.maxQueue, 1),

@@ -11,4 +11,12 @@ export type { RedisClient, RedisSubscriber } from './client';
 export type { BudgetStore, BudgetSettings, BreakerSync, StoreEvent } from '../types';
 export { redisRateLimitStore } from './rate-limit-store';
 export type { RedisRateLimitStoreOptions } from './rate-limit-store';
-export type { RateLimitStore, RateLimitGrant, RateLimitReport, RateLimitFleetState } from '../types';
+export { SharedPacing } from './shared-pacing';
+export type {
+  RateLimitStore,
+  RateLimitSchedule,
+  RateLimitPacing,
+  RateLimitGrant,
+  RateLimitReport,
+  RateLimitFleetState,
+} from '../types';

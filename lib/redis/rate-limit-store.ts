@@ -13,8 +13,9 @@ import {
   WINDOW_MS,
 } from '../guards/rate-limiter';
 import { StoreHealth, warnOnce } from '../guards/store-health';
-import type { RateLimitGrant, RateLimitStore, StoreEvent } from '../types';
+import type { RateLimitGrant, RateLimitSchedule, RateLimitStore, StoreEvent } from '../types';
 import { Script } from './client';
+import { SharedPacing } from './shared-pacing';
 import type { RedisClient } from './client';
 
 /**
@@ -230,12 +231,16 @@ const num = (value: unknown): number => Number(value);
 
 /**
  * A `RateLimitStore` on Redis: `retryPlugin({ rateLimit: { shared: redisRateLimitStore(redis) } })`.
+ * It is also the `RateLimitSchedule` its pacing asks (`take`, `throttle`).
  * Each origin's limiter keeps one schedule for the whole fleet: processes take send times from it
  * in batches (one script call per batch, by `EVALSHA`), report their successes with them, and a
  * throttle any process sees engages, cuts and pauses it for all. While Redis does not answer within
  * `timeoutMs`, each process paces by its own limiter.
  */
-export function redisRateLimitStore(client: RedisClient, options: RedisRateLimitStoreOptions = {}): RateLimitStore {
+export function redisRateLimitStore(
+  client: RedisClient,
+  options: RedisRateLimitStoreOptions = {},
+): RateLimitStore & RateLimitSchedule {
   const prefix = `${options.prefix ?? 'axios-resilience:'}rate:`;
   const health = new StoreHealth(
     options.timeoutMs ?? 100,
@@ -244,7 +249,8 @@ export function redisRateLimitStore(client: RedisClient, options: RedisRateLimit
   const take = new Script(client, TAKE);
   const throttle = new Script(client, THROTTLE);
   const connected = (): boolean => client.status === undefined || client.status === 'ready';
-  return {
+  const store: RateLimitStore & RateLimitSchedule = {
+    pacing: (key, now) => new SharedPacing(key, store, now),
     usable: () => health.usable(connected()),
     async take(key, count, successes, policyRate) {
       let reply: unknown[];
@@ -283,4 +289,5 @@ export function redisRateLimitStore(client: RedisClient, options: RedisRateLimit
       return { now: now!, ratePerSecond: rate!, pausedUntil: paused! };
     },
   };
+  return store;
 }

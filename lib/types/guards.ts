@@ -160,13 +160,11 @@ export interface RateLimitFleetState {
 }
 
 /**
- * Where a fleet's rate limiters keep one shared schedule per origin (see `axios-resilience/redis`'s
- * `redisRateLimitStore`): `rateLimit: { shared: store }`. Each process keeps its own queue; the
- * store grants the send times and takes the throttles, so the fleet probes, cuts and pauses as one.
- * Implementations time out and report trouble themselves: a store that cannot answer resolves
- * `undefined`, and the process paces alone meanwhile.
+ * A fleet's shared schedule of send times, one per origin (see `axios-resilience/redis`'s
+ * `redisRateLimitStore`, which is one). Implementations time out and report trouble themselves: a
+ * schedule that cannot answer resolves `undefined`, and the process paces alone meanwhile.
  */
-export interface RateLimitStore {
+export interface RateLimitSchedule {
   /** `false` while the store is known to be down: the process paces alone and does not ask. */
   usable(): boolean;
   /**
@@ -180,6 +178,51 @@ export interface RateLimitStore {
    * Resolves the fleet's state after it (`undefined` when the store could not answer). Never rejects.
    */
   throttle(key: string, report: RateLimitReport, successes: number): Promise<RateLimitFleetState | undefined>;
+}
+
+/**
+ * What one origin's rate limiter asks of a shared store: send times for the calls it queues, and
+ * where to report what the server said. While `active` is `false` (the store is down) the limiter
+ * paces by its own rate, as without a store. `axios-resilience/redis`'s `SharedPacing` is the one
+ * implementation (over any `RateLimitSchedule`).
+ */
+export interface RateLimitPacing {
+  readonly active: boolean;
+  /** The local time of the next send time held, or `undefined` when none is held. */
+  next(now: number): number | undefined;
+  /** Spends the next send time held. */
+  use(): void;
+  /** Asks for send times so that `waiting` calls are covered; `wake` runs when some arrive, or pacing stops. */
+  want(waiting: number, wake: () => void): void;
+  /** The fleet stays throttled until then (local ms): the limiter does not relax before. */
+  readonly onUntil: number;
+  /** How long the `queued`-th waiting call would wait, by the fleet's schedule (ms). */
+  expectedWaitMs(queued: number, now: number): number;
+  /** The fleet's rate and pause (local ms), for `plugin.limiter()`. */
+  readonly ratePerSecond: number;
+  readonly pausedUntil: number;
+  /** An answer of the throttled origin that is not a throttle. */
+  succeeded(): void;
+  /** A throttle this process saw (`sentAt`: local ms; `-Infinity` for an attempt that was not paced). */
+  throttled(
+    throttle: { sentAt: number; pauseMs?: number | undefined; policyRate?: number | undefined },
+    now: number,
+  ): void;
+  /** The server's policy states its rate. */
+  hinted(policyRate: number | undefined): void;
+  close(): void;
+}
+
+/**
+ * Shares each origin's rate limiter between processes: `rateLimit: { shared: store }`, e.g.
+ * `redisRateLimitStore(client)` from `axios-resilience/redis`. Each process keeps its own queue;
+ * the store's schedule grants the send times and takes the throttles, so the fleet probes, cuts and
+ * pauses as one. The pacing code lives with the store (in the `redis` subpath), so the main entry
+ * does not carry it.
+ */
+export interface RateLimitStore {
+  /** The pacing of one origin's (or breaker key's) limiter, made with the limiter; `now` is the plugin's clock. */
+  pacing(key: string, now: () => number): RateLimitPacing;
   /** Releases what the store holds (the plugin's `close()` calls it). */
   close?(): Promise<void>;
 }

@@ -1,9 +1,8 @@
-import { RateLimiter } from './rate-limiter';
-import type { Pacing, Throttle } from './rate-limiter';
-import type { RateLimitEvent, RateLimitGrant, RateLimitStore } from '../types';
+import type { RateLimitGrant, RateLimitPacing, RateLimitSchedule } from '../types';
 
 /**
- * A limiter's send times taken from the fleet's shared schedule (`rateLimit.shared`): the local
+ * A limiter's send times taken from the fleet's shared schedule (`rateLimit.shared`), over any
+ * `RateLimitSchedule` (`redisRateLimitStore` is one; another store can reuse this). The local
  * limiter keeps its queue, bound and on/off state; this asks the store for send times for the calls
  * waiting (one request at a time, for every waiting call not yet covered) and reports throttles to it.
  * Successes are counted here and handed over with the next request, so they cost no round trip.
@@ -11,7 +10,7 @@ import type { RateLimitEvent, RateLimitGrant, RateLimitStore } from '../types';
  * Times in the store's replies are in its clock; `offset` (store minus local, from each reply,
  * taken at the middle of its round trip) converts them.
  */
-export class SharedPacing implements Pacing {
+export class SharedPacing implements RateLimitPacing {
   ratePerSecond = Infinity;
   pausedUntil = 0;
   onUntil = 0;
@@ -28,7 +27,7 @@ export class SharedPacing implements Pacing {
 
   constructor(
     private readonly key: string,
-    private readonly store: RateLimitStore,
+    private readonly store: RateLimitSchedule,
     private readonly now: () => number,
   ) {}
 
@@ -82,7 +81,10 @@ export class SharedPacing implements Pacing {
    * The fleet decides (a throttle of a burst it already answered holds nobody); the send times this
    * process holds that fall in the fleet's pause are dropped when its answer comes.
    */
-  throttled(throttle: Throttle, now: number): void {
+  throttled(
+    throttle: { sentAt: number; pauseMs?: number | undefined; policyRate?: number | undefined },
+    now: number,
+  ): void {
     if (throttle.policyRate !== undefined) this.policyRate = throttle.policyRate;
     if (!this.active) return;
     const successes = this.successes;
@@ -145,38 +147,3 @@ export class SharedPacing implements Pacing {
 
 /** How late a held send time may still be used (ms): timers on a busy host fire late. */
 const STALE_MS = 250;
-
-/** A rate limiter whose send times come from the fleet's schedule; what it observes goes to the fleet too. */
-export class SharedRateLimiter extends RateLimiter {
-  private readonly shared: SharedPacing;
-  private readonly clock: () => number;
-
-  constructor(
-    key: string,
-    now: () => number,
-    maxQueue: number,
-    onChange: ((event: RateLimitEvent) => void) | undefined,
-    store: RateLimitStore,
-  ) {
-    const pacing = new SharedPacing(key, store, now);
-    super(key, now, maxQueue, onChange, pacing);
-    this.shared = pacing;
-    this.clock = now;
-  }
-
-  override succeeded(): void {
-    if (this.state === 'on') this.shared.succeeded();
-    super.succeeded();
-  }
-
-  override throttled(throttle: Throttle): void {
-    // First, so the request for send times the local limiter then makes follows the report.
-    this.shared.throttled(throttle, this.clock());
-    super.throttled(throttle);
-  }
-
-  override hinted(policyRate: number | undefined, pauseMs: number | undefined): void {
-    if (this.state === 'on') this.shared.hinted(policyRate);
-    super.hinted(policyRate, pauseMs);
-  }
-}
