@@ -131,6 +131,49 @@ describe('a rate limiter shared through Redis', () => {
   }, 30_000);
 });
 
+describe('a process that never saw a 429', () => {
+  test("turns its limiter on when another process's first throttle engages the fleet, and sends nothing for it", async () => {
+    let received = 0;
+    const server = http.createServer((_req, res) => {
+      received++;
+      res.writeHead(received === 1 ? 429 : 200).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const keyPrefix = prefix();
+    const clients = [connect(redisTarget), connect(redisTarget)];
+    await Promise.all(clients.map((c) => ready(c)));
+    const engagedInB: string[] = [];
+    const [a, b] = clients.map((redis, i) =>
+      retryPlugin({
+        breaker: false,
+        random: () => 0,
+        rateLimit: { shared: redisRateLimitStore(redis, { prefix: keyPrefix, timeoutMs: 2000 }) },
+        ...(i === 1 ? { onRateLimit: (event) => void engagedInB.push(`${event.origin} ${event.state}`) } : {}),
+      }),
+    );
+    const http0 = axios.create();
+    a!.install(http0);
+    try {
+      // B's subscription is made when its plugin is; give it time to be in place.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(b!.limiter(url)).toBeUndefined();
+      await http0.get(url); // A: a 429, then its retry succeeds
+      expect(received).toBe(2);
+      const until = Date.now() + 2000;
+      while (b!.limiter(url)?.state !== 'on' && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+      expect(b!.limiter(url)?.state).toBe('on');
+      expect(engagedInB).toEqual([`${url} engaged`]);
+      expect(received).toBe(2);
+    } finally {
+      await Promise.all([a!.close(), b!.close()]);
+      clients.forEach((c) => c.disconnect());
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  }, 20_000);
+});
+
 describe('when the rate limiter’s Redis goes away', () => {
   test('calls keep succeeding under the local limiter, the store event is reported, nothing hangs', async () => {
     const redisServer = await startRedis();

@@ -25,6 +25,8 @@ export class RateLimiters {
       if (limiter.state === 'on') this.engaged--;
       limiter.close();
     });
+    // Another process's first throttle engages this process's limiter too, before its own 429.
+    store?.start?.((key) => (this.for(key) as SharedRateLimiter).join());
   }
 
   /** The limiter for `key` if it exists. */

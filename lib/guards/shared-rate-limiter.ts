@@ -19,6 +19,11 @@ export class SharedRateLimiter extends RateLimiter {
     this.clock = now;
   }
 
+  /** The fleet engaged this origin's limiter (another process was throttled): turn on, and tell nobody. */
+  join(): void {
+    if (this.state === 'off') super.throttled({ sentAt: -Infinity });
+  }
+
   override succeeded(): void {
     if (this.state === 'on') this.shared.succeeded();
     super.succeeded();

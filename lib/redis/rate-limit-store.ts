@@ -16,7 +16,7 @@ import { StoreHealth, warnOnce } from '../guards/store-health';
 import type { RateLimitGrant, RateLimitSchedule, RateLimitStore, StoreEvent } from '../types';
 import { Script } from './client';
 import { SharedPacing } from './shared-pacing';
-import type { RedisClient } from './client';
+import type { RedisClient, RedisSubscriber } from './client';
 
 /**
  * How far ahead one request may book the fleet's schedule (ms). Send times booked before a cut go
@@ -168,12 +168,14 @@ return {tostring(now), 'on', granted, tostring(first), tostring(interval), tostr
  * none). Engages the fleet's state if absent, else cuts once per burst (as `RateLimiter.throttled`):
  * a throttle of an attempt sent before the last cut was caused by the old rate, and so was one sent
  * up to `HORIZON_MS` after it (send times booked before the cut reach that far), so it cuts nothing
- * and pauses nothing. Replies: now, rate, paused.
+ * and pauses nothing. Replies: now, rate, paused, and 1 when this throttle engaged the fleet.
  */
 const THROTTLE = `${PRELUDE}
 local sentAt = now - tonumber(ARGV[16])
 local pauseMs = tonumber(ARGV[17])
+local engaged = 0
 if not on then
+  engaged = 1
   s.rate = math.min(SEED, ceil)
   s.tat, s.lastCut, s.stepAt, s.engagedAt = now, now, now, now
   s.cap = ceil < math.huge and ceil or -1
@@ -190,7 +192,7 @@ elseif sentAt >= s.lastCut + HORIZON then
 end
 save()
 expire()
-return {tostring(now), tostring(s.rate), tostring(s.paused)}`;
+return {tostring(now), tostring(s.rate), tostring(s.paused), engaged}`;
 
 const CONSTANTS = [
   STEP_MS,
@@ -248,6 +250,10 @@ export function redisRateLimitStore(
   );
   const take = new Script(client, TAKE);
   const throttle = new Script(client, THROTTLE);
+  // Announces a fleet's engagement to the processes whose limiter is still off (as the breaker sync does).
+  const channel = `${options.prefix ?? 'axios-resilience:'}rate`;
+  const self = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+  let subscriber: RedisSubscriber | undefined;
   const connected = (): boolean => client.status === undefined || client.status === 'ready';
   const store: RateLimitStore & RateLimitSchedule = {
     pacing: (key, now) => new SharedPacing(key, store, now),
@@ -285,8 +291,31 @@ export function redisRateLimitStore(
       } catch {
         return undefined;
       }
-      const [now, rate, paused] = reply.map(num);
+      const [now, rate, paused, engaged] = reply.map(num);
+      if (engaged === 1) void client.publish(channel, JSON.stringify({ key, from: self })).catch(() => undefined);
       return { now: now!, ratePerSecond: rate!, pausedUntil: paused! };
+    },
+    start(engage) {
+      const current = client.duplicate();
+      subscriber = current;
+      current.on('error', () => undefined); // reconnects by itself; the scripts report trouble
+      current.on('message', (from, message) => {
+        if (from !== channel) return;
+        try {
+          const note = JSON.parse(message) as { key?: unknown; from?: unknown };
+          if (note.from !== self && typeof note.key === 'string') engage(note.key);
+        } catch {
+          // not ours
+        }
+      });
+      const subscribe = (): void => void current.subscribe(channel).catch(() => undefined);
+      if (current.status === undefined || current.status === 'ready') subscribe();
+      else current.once('ready', subscribe);
+    },
+    async close() {
+      const current = subscriber;
+      subscriber = undefined;
+      if (current) await current.quit().catch(() => current.disconnect());
     },
   };
   return store;

@@ -223,6 +223,11 @@ export interface RateLimitPacing {
 export interface RateLimitStore {
   /** The pacing of one origin's (or breaker key's) limiter, made with the limiter; `now` is the plugin's clock. */
   pacing(key: string, now: () => number): RateLimitPacing;
+  /**
+   * Starts listening for the fleet engaging an origin's limiter (another process's first throttle):
+   * `engage(key)` then turns this process's limiter for `key` on, before its own first 429.
+   */
+  start?(engage: (key: string) => void): void;
   /** Releases what the store holds (the plugin's `close()` calls it). */
   close?(): Promise<void>;
 }
