@@ -99,7 +99,7 @@ export class SharedPacing implements RateLimitPacing {
         if (state === undefined || this.closed) return;
         const offset = state.now - (now + this.now()) / 2;
         this.ratePerSecond = state.ratePerSecond;
-        this.pausedUntil = state.pausedUntil > 0 ? state.pausedUntil - offset : 0;
+        this.pausedUntil = state.pausedUntil > state.now ? state.pausedUntil - offset : 0;
       },
       () => undefined,
     );
@@ -123,7 +123,7 @@ export class SharedPacing implements RateLimitPacing {
     }
     const offset = grant.now - (asked + this.now()) / 2;
     this.ratePerSecond = grant.ratePerSecond;
-    this.pausedUntil = grant.pausedUntil > 0 ? grant.pausedUntil - offset : 0;
+    this.pausedUntil = grant.pausedUntil > grant.now ? grant.pausedUntil - offset : 0;
     this.onUntil = grant.state === 'on' ? grant.relaxAt - offset : 0;
     this.intervalMs = grant.intervalMs;
     for (let i = 0; i < grant.granted; i++) this.slots.push(grant.first + i * grant.intervalMs - offset);
