@@ -21,10 +21,10 @@ import type { RedisClient, RedisSubscriber } from './client';
 /**
  * How far ahead one request may book the fleet's schedule (ms). Send times booked before a cut go
  * out at the old rate, and a raise reaches the server only when the times booked at it come up: the
- * fleet's reaction lags the local limiter's by up to this much. On the bench (4 processes, 100/s),
- * 200 ms gave 5–10 % 429s in steady state, 100 ms 2–5 %, 50 ms 1–2 %. A process whose waiting calls
- * need more asks again when half of it has room (`retryAt`): about 40 script calls a second per busy
- * process.
+ * fleet's reaction lags the local limiter's by up to this much. On the bench (4 processes, 100/s,
+ * 200 callers), 200 ms gave 3.4–9.6 % 429s in steady state, 100 ms 0.9–4.8 %, 50 ms 0.9–2.0 %
+ * (docs/fleet.md). A process whose waiting calls need more asks again when half of it has room
+ * (`retryAt`): about 50 script calls a second per busy process.
  */
 export const HORIZON_MS = STEP_MS / 2;
 
