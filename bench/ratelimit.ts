@@ -292,14 +292,23 @@ async function startRedis(): Promise<{ port: number; stop: () => void }> {
   const child = spawn(
     'redis-server',
     ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    {
-      stdio: 'ignore',
-    },
+    { stdio: 'ignore' },
   );
   const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => 50 });
   client.on('error', () => undefined);
-  await client.connect().catch(() => new Promise<void>((ready) => client.once('ready', () => ready())));
-  client.disconnect();
+  const failed = new Promise<never>((_ready, fail) => {
+    const why = 'cannot start redis-server (give --redis-port, or --fleet-store none)';
+    child.once('error', (error) => fail(new Error(`${why}: ${error.message}`)));
+    setTimeout(() => fail(new Error(`${why}: no answer on port ${port} within 5 s`)), 5000).unref();
+  });
+  try {
+    await Promise.race([
+      client.connect().catch(() => new Promise<void>((ready) => client.once('ready', () => ready()))),
+      failed,
+    ]);
+  } finally {
+    client.disconnect();
+  }
   return { port, stop: () => void child.kill('SIGKILL') };
 }
 
@@ -350,13 +359,14 @@ if (!args.child)
     'ratelimit',
     `bucket ${args.rate}/s burst ${args.burst}, ${args['latency-ms']} ms latency, ${args['run-ms']} ms per run, steady from ${args['steady-ms']} ms`,
     async () => {
-      const server = await startServer();
-      const shares = args.fleet > 0 && args['fleet-store'] === 'redis';
+      const fleet = args.fleet > 0 && contenders.some((c) => c.key === 'axios-resilience');
+      const shares = fleet && args['fleet-store'] === 'redis';
       const redis = !shares
         ? undefined
         : args['redis-port'] > 0
           ? { port: args['redis-port'], stop: () => undefined }
           : await startRedis();
+      const server = await startServer();
       const charted: Array<{ label: string; timeline: number[] }> = [];
       try {
         for (const hints of hintList) {
@@ -368,7 +378,7 @@ if (!args.child)
                 charted.push({ label: contender.label, timeline: r.timeline });
               rows.push(row(contender.label, r));
             }
-            if (args.fleet > 0 && contenders.some((c) => c.key === 'axios-resilience')) {
+            if (fleet) {
               const r = await fleetRun(server, callers, hints, redis?.port);
               const how = redis === undefined ? 'each its own limiter' : 'one limiter through Redis';
               rows.push(row(`axios-resilience, ${args.fleet} processes, ${how} (sums)`, r));
