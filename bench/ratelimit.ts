@@ -12,7 +12,16 @@
  *   npm run bench:ratelimit
  *   npx tsx bench/ratelimit.ts --run-ms 4000 --callers 20 --hints none --only axios-resilience
  *   npx tsx bench/ratelimit.ts --svg docs/guides/rate-limits.svg
+ *   npx tsx bench/ratelimit.ts --only axios-resilience --fleet 4 --fleet-store none   # the fleet without Redis
+ *
+ * The fleet run (`--fleet`, 4 processes by default) shares its limiters through Redis
+ * (`rateLimit: { shared: redisRateLimitStore(redis) }`): on `--redis-port` if given, else on a
+ * throwaway `redis-server` the bench starts on a free port (it must be installed) and stops.
+ * `--fleet-store none` runs each process with its own limiter, as before the store existed.
  */
+import { spawn } from 'node:child_process';
+import net from 'node:net';
+import { Redis } from 'ioredis';
 import { writeFileSync } from 'node:fs';
 import { exponentialDelay } from 'axios-retry';
 import * as rax from 'retry-axios';
@@ -46,6 +55,10 @@ const args = flags({
   svg: undefined,
   /** Also run ours in this many processes at once against one bucket (0: no fleet run). */
   fleet: 4,
+  /** `redis`: the fleet's limiters share one schedule through Redis; `none`: each process paces alone. */
+  'fleet-store': 'redis',
+  /** A Redis for the fleet's store (0: start a throwaway redis-server). */
+  'redis-port': 0,
   /** Internal: this process is one of the fleet's (spoken to over IPC). */
   child: false,
 });
@@ -188,9 +201,15 @@ async function callLoop(contender: Contender, baseURL: string, callers: number, 
 
 /**
  * Ours in `--fleet` processes at once, the callers split between them, against one bucket; the
- * figures are the fleet's sums. Each process has its own limiter (nothing is shared between them yet).
+ * figures are the fleet's sums. With `redisPort` their limiters share one schedule per origin
+ * (a fresh prefix per run); without, each process has its own.
  */
-async function fleetRun(server: BenchServer, callers: number, hints: BucketHints): Promise<RunResult> {
+async function fleetRun(
+  server: BenchServer,
+  callers: number,
+  hints: BucketHints,
+  redisPort: number | undefined,
+): Promise<RunResult> {
   const children = Array.from({ length: args.fleet }, () =>
     forkChild(__filename, ['--child', '--run-ms', String(args['run-ms']), '--steady-ms', String(args['steady-ms'])]),
   );
@@ -202,7 +221,9 @@ async function fleetRun(server: BenchServer, callers: number, hints: BucketHints
   });
   const share = Math.ceil(callers / args.fleet);
   const parts = await Promise.all(
-    children.map((child) => child.ask<Counts>({ baseURL: server.url, callers: share, startAt })),
+    children.map((child) =>
+      child.ask<Counts>({ baseURL: server.url, callers: share, startAt, redisPort, prefix: `bench:${startAt}:` }),
+    ),
   );
   await Promise.all(children.map((child) => child.close()));
   const stats = await server.stats();
@@ -225,10 +246,75 @@ async function fleetRun(server: BenchServer, callers: number, hints: BucketHints
   return summary(sum, stats);
 }
 
+interface FleetJob {
+  baseURL: string;
+  callers: number;
+  startAt: number;
+  redisPort: number | undefined;
+  prefix: string;
+}
+
+async function fleetPart(job: FleetJob): Promise<Counts> {
+  if (job.redisPort === undefined) {
+    return callLoop(
+      resilience('axios-resilience', 'axios-resilience (defaults)'),
+      job.baseURL,
+      job.callers,
+      job.startAt,
+    );
+  }
+  const redis = new Redis({
+    port: job.redisPort,
+    host: '127.0.0.1',
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+  });
+  redis.on('error', () => undefined);
+  await new Promise<void>((ready) => redis.once('ready', () => ready()));
+  const { redisRateLimitStore } = await import('../lib/redis');
+  const events: string[] = [];
+  const shared = redisRateLimitStore(redis, { prefix: job.prefix, onStoreEvent: (e) => void events.push(e.type) });
+  const ours = resilience('axios-resilience', 'axios-resilience (shared)', { rateLimit: { shared } });
+  try {
+    return await callLoop(ours, job.baseURL, job.callers, job.startAt);
+  } finally {
+    if (events.length > 0) console.error(`fleet process ${process.pid}: store events ${events.join(', ')}`);
+    redis.disconnect();
+  }
+}
+
+/** A throwaway redis-server on a free port (no persistence), stopped by the returned function. */
+async function startRedis(): Promise<{ port: number; stop: () => void }> {
+  const probe = net.createServer();
+  await new Promise<void>((done) => probe.listen(0, '127.0.0.1', done));
+  const { port } = probe.address() as net.AddressInfo;
+  await new Promise<void>((done) => probe.close(() => done()));
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
+  const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => 50 });
+  client.on('error', () => undefined);
+  const failed = new Promise<never>((_ready, fail) => {
+    const why = 'cannot start redis-server (give --redis-port, or --fleet-store none)';
+    child.once('error', (error) => fail(new Error(`${why}: ${error.message}`)));
+    setTimeout(() => fail(new Error(`${why}: no answer on port ${port} within 5 s`)), 5000).unref();
+  });
+  try {
+    await Promise.race([
+      client.connect().catch(() => new Promise<void>((ready) => client.once('ready', () => ready()))),
+      failed,
+    ]);
+  } finally {
+    client.disconnect();
+  }
+  return { port, stop: () => void child.kill('SIGKILL') };
+}
+
 if (args.child) {
-  const ours = resilience('axios-resilience', 'axios-resilience (defaults)');
-  process.on('message', (message: { baseURL: string; callers: number; startAt: number }) => {
-    void callLoop(ours, message.baseURL, message.callers, message.startAt).then((counts) => process.send?.(counts));
+  process.on('message', (message: FleetJob) => {
+    void fleetPart(message).then((counts) => process.send?.(counts));
   });
   process.on('disconnect', () => process.exit(0));
   process.send?.({ ready: true });
@@ -273,6 +359,13 @@ if (!args.child)
     'ratelimit',
     `bucket ${args.rate}/s burst ${args.burst}, ${args['latency-ms']} ms latency, ${args['run-ms']} ms per run, steady from ${args['steady-ms']} ms`,
     async () => {
+      const fleet = args.fleet > 0 && contenders.some((c) => c.key === 'axios-resilience');
+      const shares = fleet && args['fleet-store'] === 'redis';
+      const redis = !shares
+        ? undefined
+        : args['redis-port'] > 0
+          ? { port: args['redis-port'], stop: () => undefined }
+          : await startRedis();
       const server = await startServer();
       const charted: Array<{ label: string; timeline: number[] }> = [];
       try {
@@ -285,9 +378,10 @@ if (!args.child)
                 charted.push({ label: contender.label, timeline: r.timeline });
               rows.push(row(contender.label, r));
             }
-            if (args.fleet > 0 && contenders.some((c) => c.key === 'axios-resilience')) {
-              const r = await fleetRun(server, callers, hints);
-              rows.push(row(`axios-resilience, ${args.fleet} processes (sums)`, r));
+            if (fleet) {
+              const r = await fleetRun(server, callers, hints, redis?.port);
+              const how = redis === undefined ? 'each its own limiter' : 'one limiter through Redis';
+              rows.push(row(`axios-resilience, ${args.fleet} processes, ${how} (sums)`, r));
             }
             console.log(`\n## 429 with ${hints === 'none' ? 'no hint' : hints}, ${callers} callers\n`);
             console.log(
@@ -310,6 +404,7 @@ if (!args.child)
         }
       } finally {
         await server.close();
+        redis?.stop();
       }
       if (args.svg !== undefined && charted.length > 0) {
         const callers = callerCounts[callerCounts.length - 1];

@@ -4,7 +4,8 @@
  */
 import type { AxiosError } from 'axios';
 import { retryPlugin } from '../../lib';
-import type { RateLimitEvent, RetryEvent, RetryPluginOptions } from '../../lib';
+import type { RateLimitEvent, RateLimitSchedule, RateLimitStore, RetryEvent, RetryPluginOptions } from '../../lib';
+import { SharedPacing } from '../../lib/redis';
 import { client, closePlugins, rejection } from '../support/helpers';
 import { serverPerTest } from '../support/test-server';
 import type { Handler } from '../support/test-server';
@@ -203,10 +204,27 @@ describe('options', () => {
     [{ maxQueue: 1.5 }, 'rateLimit.maxQueue'],
     [{ maxOrigins: -1 }, 'rateLimit.maxOrigins'],
     [{ queue: 5 }, 'rateLimit.queue'],
+    [{ shared: null }, 'rateLimit.shared'],
+    [{ shared: {} }, 'rateLimit.shared'],
+    // A schedule is not a store: the store makes each origin's pacing.
+    [{ shared: { take: () => undefined, throttle: () => undefined } }, 'rateLimit.shared'],
+    // A breaker's sync is not a rate-limit store.
+    [{ shared: { announce: () => undefined, start: () => undefined } }, 'rateLimit.shared'],
     ['on', 'rateLimit'],
   ])('rateLimit: %p throws a TypeError naming %s', (value, field) => {
     expect(() => retryPlugin({ rateLimit: value } as RetryPluginOptions)).toThrow(TypeError);
     expect(() => retryPlugin({ rateLimit: value } as RetryPluginOptions)).toThrow(field);
+  });
+
+  test('rateLimit.shared takes a RateLimitStore', async () => {
+    const schedule: RateLimitSchedule = {
+      usable: () => false,
+      take: () => Promise.resolve(undefined),
+      throttle: () => Promise.resolve(undefined),
+    };
+    const store: RateLimitStore = { pacing: (key, now) => new SharedPacing(key, schedule, now) };
+    const plugin = retryPlugin({ rateLimit: { shared: store } });
+    await plugin.close();
   });
 
   test('onRateLimit must be a function', () => {

@@ -1,4 +1,4 @@
-import type { LimiterState, RateLimitEvent, RateLimiterView } from '../types';
+import type { LimiterState, RateLimitEvent, RateLimitPacing, RateLimiterView } from '../types';
 
 /**
  * The adaptive rate limiter of one origin (or breaker key). It is off, and costs nothing, until the
@@ -60,10 +60,10 @@ export const RELAX_MS = 5000;
 export const MIN_RATE = 1;
 /** The share of a stated policy's rate the limiter paces at: a little under it, so the quota is not spent. */
 export const POLICY_SHARE = 0.97;
-const WINDOW_MS = 1000;
+export const WINDOW_MS = 1000;
 /** A pause at least this long empties the success window, and makes probing gentle. */
-const LONG_PAUSE_MS = 2 * STEP_MS;
-const RECENT_STEPS = 3;
+export const LONG_PAUSE_MS = 2 * STEP_MS;
+export const RECENT_STEPS = 3;
 
 export class RateLimiter implements RateLimiterView {
   state: LimiterState = 'off';
@@ -96,6 +96,11 @@ export class RateLimiter implements RateLimiterView {
     private readonly now: () => number,
     private readonly maxQueue: number,
     private readonly onChange?: (event: RateLimitEvent) => void,
+    /**
+     * The fleet's send times, when the limiter is shared (`rateLimit.shared`): while `active`, the
+     * limiter keeps its queue, bound and on/off state but releases calls at the times it holds.
+     */
+    protected readonly pacing?: RateLimitPacing,
   ) {}
 
   /** The queue is at its bound. */
@@ -109,7 +114,8 @@ export class RateLimiter implements RateLimiterView {
 
   /** The view `plugin.limiter()` hands out (a copy: the limiter's fields are not the caller's to set). */
   view(): RateLimiterView {
-    return { state: this.state, ratePerSecond: this.ratePerSecond, queued: this.queued, pausedUntil: this.pausedUntil };
+    const by = this.state === 'on' && this.pacing?.active ? this.pacing : this;
+    return { state: this.state, ratePerSecond: by.ratePerSecond, queued: this.queued, pausedUntil: by.pausedUntil };
   }
 
   /**
@@ -119,6 +125,7 @@ export class RateLimiter implements RateLimiterView {
   expectedWaitMs(): number {
     if (this.state === 'off') return 0;
     const now = this.now();
+    if (this.pacing?.active) return this.pacing.expectedWaitMs(this.queued, now);
     const start = Math.max(now, this.nextAt, this.pausedUntil);
     return start - now + (this.queued * 1000) / this.ratePerSecond;
   }
@@ -133,8 +140,9 @@ export class RateLimiter implements RateLimiterView {
     const now = this.now();
     this.maybeRelax(now);
     if ((this.state as LimiterState) === 'off') return 'go';
-    this.grow(now);
-    if (this.queued === 0 && now >= this.pausedUntil && now >= this.nextAt) {
+    // A shared limiter's rate moves in the store; the local one stands, for when the store is down.
+    if (!this.pacing?.active) this.grow(now);
+    if (this.queued === 0 && this.due(now)) {
       this.spend(now);
       return 'go';
     }
@@ -233,6 +241,7 @@ export class RateLimiter implements RateLimiterView {
   close(): void {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
+    this.pacing?.close();
     this.releaseAll();
   }
 
@@ -318,6 +327,7 @@ export class RateLimiter implements RateLimiterView {
    * licence for a burst); nor does a pause that just ended.
    */
   private spend(now: number): void {
+    if (this.pacing?.active) return this.pacing.use();
     const interval = 1000 / this.ratePerSecond;
     this.nextAt = Math.max(this.nextAt, now - interval, this.pauseEndedAt) + interval;
   }
@@ -326,7 +336,10 @@ export class RateLimiter implements RateLimiterView {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
     if (this.queued === 0) return;
-    const at = Math.max(this.nextAt, this.pausedUntil);
+    this.pacing?.want(this.queued, this.wake);
+    const at = this.pacing?.active ? this.pacing.next(now) : Math.max(this.nextAt, this.pausedUntil);
+    // Shared, with no send time held yet: the store's answer wakes the queue.
+    if (at === undefined) return;
     this.timer = setTimeout(this.release, Math.max(0, at - now));
     // A queued call is held by its own promise; the limiter's timer must not keep a process alive.
     (this.timer as { unref?: () => void }).unref?.();
@@ -335,9 +348,9 @@ export class RateLimiter implements RateLimiterView {
   private readonly release = (): void => {
     this.timer = undefined;
     const now = this.now();
-    this.grow(now);
+    if (!this.pacing?.active) this.grow(now);
     if (now >= this.pausedUntil) this.pausedUntil = 0;
-    while (this.queued > 0 && now >= this.nextAt && now >= this.pausedUntil) {
+    while (this.queued > 0 && this.due(now)) {
       const waiter = this.queue[this.head++]!;
       if (waiter.cancelled) continue;
       this.spend(now);
@@ -347,6 +360,22 @@ export class RateLimiter implements RateLimiterView {
     this.maybeRelax(now);
     this.schedule(now);
   };
+
+  /** The shared schedule's answer came (or the store went away): release and reschedule. */
+  private readonly wake = (): void => {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.release();
+  };
+
+  /**
+   * The next call may go now: by the fleet's send times while shared (the fleet's pause is in them:
+   * a throttle the fleet ignored as one of a burst holds no process), else by the limiter's rate and pause.
+   */
+  private due(now: number): boolean {
+    if (!this.pacing?.active) return now >= this.nextAt && now >= this.pausedUntil;
+    const next = this.pacing.next(now);
+    return next !== undefined && now >= next;
+  }
 
   /** Drops given-up and released places from the front (and compacts the array now and then). */
   private compact(): void {
@@ -359,6 +388,8 @@ export class RateLimiter implements RateLimiterView {
 
   private maybeRelax(now: number): void {
     if (this.queued > 0 || now - this.lastThrottleAt < RELAX_MS || now < this.pausedUntil) return;
+    // The fleet is still throttled (another process saw the last throttle): stay on with it.
+    if (this.pacing?.active && now < this.pacing.onUntil) return;
     this.state = 'off';
     this.ratePerSecond = Infinity;
     this.capacity = undefined;

@@ -1,6 +1,7 @@
 import { BoundedMap } from './origins';
 import { RateLimiter } from './rate-limiter';
-import type { RateLimitEvent } from '../types';
+import { SharedRateLimiter } from './shared-rate-limiter';
+import type { RateLimitEvent, RateLimitStore } from '../types';
 
 /**
  * The rate limiters of one plugin, one per origin (or breaker key), made at an origin's first
@@ -17,11 +18,15 @@ export class RateLimiters {
     private readonly maxQueue: number,
     maxOrigins: number,
     private readonly onRateLimit: ((event: RateLimitEvent) => void) | undefined,
+    /** The fleet's store (`rateLimit.shared`): its limiters then pace on one shared schedule. */
+    private readonly store?: RateLimitStore,
   ) {
     this.entries = new BoundedMap(maxOrigins, (limiter) => {
       if (limiter.state === 'on') this.engaged--;
       limiter.close();
     });
+    // Another process's first throttle engages this process's limiter too, before its own 429.
+    store?.start?.((key) => (this.for(key) as SharedRateLimiter).join());
   }
 
   /** The limiter for `key` if it exists. */
@@ -41,22 +46,27 @@ export class RateLimiters {
     return this.entries.getOrCreate(key, this.create);
   }
 
-  /** Releases every queued call and stops every timer. */
-  close(): void {
+  /** Releases every queued call and stops every timer (and the store's, if it has any). */
+  async close(): Promise<void> {
     for (const limiter of this.entries.values()) limiter.close();
     this.entries.clear();
     this.engaged = 0;
+    await this.store?.close?.();
   }
 
+  private readonly changed = (event: RateLimitEvent): void => {
+    this.engaged += event.state === 'engaged' ? 1 : -1;
+    const report = this.onRateLimit;
+    if (report === undefined) return;
+    try {
+      report(event);
+    } catch {
+      // An observer's throw must not break the call that happened to report the change.
+    }
+  };
+
   private readonly create = (key: string): RateLimiter =>
-    new RateLimiter(key, this.now, this.maxQueue, (event) => {
-      this.engaged += event.state === 'engaged' ? 1 : -1;
-      const report = this.onRateLimit;
-      if (report === undefined) return;
-      try {
-        report(event);
-      } catch {
-        // An observer's throw must not break the call that happened to report the change.
-      }
-    });
+    this.store === undefined
+      ? new RateLimiter(key, this.now, this.maxQueue, this.changed)
+      : new SharedRateLimiter(key, this.now, this.maxQueue, this.changed, this.store.pacing(key, this.now));
 }

@@ -65,6 +65,7 @@ export function sharedParts(resolved: ResolvedPluginOptions): {
             resolved.rateLimit.maxQueue,
             resolved.rateLimit.maxOrigins,
             resolved.onRateLimit,
+            resolved.rateLimit.shared,
           ),
   };
   return { shared, budgets };

@@ -60,8 +60,8 @@ export function retryPlugin(options?: RetryPluginOptions): RetryPlugin {
     async close() {
       shared.closed = true;
       for (const end of [...shared.closers]) end();
-      shared.limiters?.close();
       const shutdowns: Array<Promise<void>> = [];
+      if (shared.limiters) shutdowns.push(shared.limiters.close());
       if (shared.breakers) shutdowns.push(shared.breakers.close());
       if (resolved.budget !== false && 'shared' in resolved.budget) shutdowns.push(resolved.budget.shared.flush());
       for (const budget of budgets?.values() ?? []) shutdowns.push(budget.flush());

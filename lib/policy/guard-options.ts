@@ -1,4 +1,4 @@
-import type { BreakerOptions, RetryBudgetLike } from '../types';
+import type { BreakerOptions, RateLimitStore, RetryBudgetLike } from '../types';
 import { DEFAULTS, MAX_TIMER_MS } from './defaults';
 import { checkKnown, fail, fn, isPlainObject, nonNegative, own, shown, wholeNumber } from './validate';
 
@@ -124,9 +124,10 @@ export function resolveBreaker(value: unknown): false | ResolvedBreakerOptions {
 export interface ResolvedRateLimit {
   maxQueue: number;
   maxOrigins: number;
+  shared: RateLimitStore | undefined;
 }
 
-const RATE_LIMIT_FIELDS = new Set(Object.keys(DEFAULTS.rateLimit));
+const RATE_LIMIT_FIELDS = new Set([...Object.keys(DEFAULTS.rateLimit), 'shared']);
 
 export function resolveRateLimit(value: unknown): false | ResolvedRateLimit {
   if (value === false) return false;
@@ -134,8 +135,12 @@ export function resolveRateLimit(value: unknown): false | ResolvedRateLimit {
   if (!isPlainObject(input)) fail('', 'rateLimit', `must be false or an options object, got ${shown(input)}`);
   checkKnown('rateLimit.', input, RATE_LIMIT_FIELDS);
   const defaults = DEFAULTS.rateLimit;
+  const shared = own(input, 'shared') as RateLimitStore | null | undefined;
+  if (shared !== undefined && typeof shared?.pacing !== 'function')
+    fail('', 'rateLimit.shared', `must be a RateLimitStore (e.g. redisRateLimitStore(client)), got ${shown(shared)}`);
   return {
     maxQueue: wholeNumber('', 'rateLimit.maxQueue', own(input, 'maxQueue'), defaults.maxQueue, 1),
     maxOrigins: wholeNumber('', 'rateLimit.maxOrigins', own(input, 'maxOrigins'), defaults.maxOrigins, 1),
+    shared,
   };
 }

@@ -9,3 +9,14 @@ export { redisBreakerSync } from './breaker-sync';
 export type { RedisBreakerSyncOptions } from './breaker-sync';
 export type { RedisClient, RedisSubscriber } from './client';
 export type { BudgetStore, BudgetSettings, BreakerSync, StoreEvent } from '../types';
+export { redisRateLimitStore } from './rate-limit-store';
+export type { RedisRateLimitStoreOptions } from './rate-limit-store';
+export { SharedPacing } from './shared-pacing';
+export type {
+  RateLimitStore,
+  RateLimitSchedule,
+  RateLimitPacing,
+  RateLimitGrant,
+  RateLimitReport,
+  RateLimitFleetState,
+} from '../types';

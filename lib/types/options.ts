@@ -1,7 +1,7 @@
 /** The options a user passes: to `retryPlugin()`, and per request in `config.retry`. */
 import type { InternalAxiosRequestConfig } from 'axios';
 import type { AttemptInfo, CircuitStateChange, GiveUpEvent, HedgeEvent, RetryContext, RetryEvent } from './events';
-import type { BreakerSync, RateLimitEvent, RetryBudgetLike } from './guards';
+import type { BreakerSync, RateLimitEvent, RateLimitStore, RetryBudgetLike } from './guards';
 
 /** The adaptive per-origin rate limiter's settings (see `rateLimit`). */
 export interface RateLimitOptions {
@@ -16,6 +16,12 @@ export interface RateLimitOptions {
    * @default 1000
    */
   maxOrigins?: number;
+  /**
+   * Shares each origin's limiter with other processes (e.g. `redisRateLimitStore(client)` from
+   * `axios-resilience/redis`): the fleet paces, probes, cuts and pauses on one schedule, so processes
+   * calling one rate-limited API stay under its limit together. Without it each process paces alone.
+   */
+  shared?: RateLimitStore;
 }
 
 /** How the wait before a retry is computed when the server does not say. */

@@ -1,0 +1,215 @@
+import axios from 'axios';
+import { spawn } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { retryPlugin } from '../../lib';
+import type { StoreEvent } from '../../lib';
+import { redisRateLimitStore } from '../../lib/redis';
+import { connect, ready, sharedRedis, startRedis } from './redis';
+import type { RedisTarget } from './redis';
+
+// Processes calling one rate-limited API, their limiters shared through Redis (or a Redis Cluster
+// when REDIS_CLUSTER_PORTS names one).
+let redisTarget: RedisTarget;
+let stopRedis: () => Promise<void>;
+beforeAll(async () => {
+  ({ target: redisTarget, stop: stopRedis } = await sharedRedis());
+}, 60_000);
+afterAll(async () => stopRedis());
+
+const prefix = () => `rlfleet:${process.pid}:${Math.random().toString(36).slice(2)}:`;
+
+/**
+ * A token bucket of `rate` requests/s (burst `burst`), 10 ms of latency, answering 429 with no
+ * hint over the limit (the case where the fleet must find the limit by probing). Counts requests
+ * and 429s, in all and in the steady window.
+ */
+async function tokenBucket(rate: number, burst: number) {
+  let tokens = burst;
+  let filledAt = Date.now();
+  let steadyFrom = Infinity;
+  let steadyUntil = Infinity;
+  const counts = { requests: 0, throttled: 0, steadyRequests: 0, steadyThrottled: 0 };
+  const server = http.createServer((_req, res) => {
+    const now = Date.now();
+    tokens = Math.min(burst, tokens + ((now - filledAt) * rate) / 1000);
+    filledAt = now;
+    const ok = tokens >= 1;
+    if (ok) tokens -= 1;
+    counts.requests++;
+    if (!ok) counts.throttled++;
+    if (now >= steadyFrom && now < steadyUntil) {
+      counts.steadyRequests++;
+      if (!ok) counts.steadyThrottled++;
+    }
+    setTimeout(() => res.writeHead(ok ? 200 : 429).end(), 10);
+  });
+  server.keepAliveTimeout = 30_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    counts,
+    /** Counts "steady" from `steadyAfterMs` on, for `steadyForMs`. */
+    start(steadyAfterMs: number, steadyForMs = Infinity) {
+      tokens = burst;
+      filledAt = Date.now();
+      steadyFrom = Date.now() + steadyAfterMs;
+      steadyUntil = steadyFrom + steadyForMs;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+interface WorkerResult {
+  ok: number;
+  failed: number;
+  storeEvents: string[];
+}
+
+/** Starts `count` rate-limit workers, releases them together, and collects their results. */
+async function fleet(count: number, job: Record<string, unknown>, go: () => void): Promise<WorkerResult[]> {
+  const workers = Array.from({ length: count }, () => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', path.join(__dirname, 'rate-worker.ts'), JSON.stringify(job)],
+      { stdio: ['pipe', 'pipe', 'inherit'] },
+    );
+    const lines = createInterface({ input: child.stdout! });
+    const queue: string[] = [];
+    const waiters: Array<(line: string) => void> = [];
+    lines.on('line', (line) => (waiters.length ? waiters.shift()!(line) : queue.push(line)));
+    const next = () =>
+      new Promise<string>((resolve) => (queue.length ? resolve(queue.shift()!) : waiters.push(resolve)));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    return { child, next, exited };
+  });
+  for (const w of workers) expect(await w.next()).toBe('ready');
+  go();
+  for (const w of workers) w.child.stdin!.end('go\n');
+  const results = await Promise.all(workers.map(async (w) => JSON.parse(await w.next()) as WorkerResult));
+  expect(await Promise.all(workers.map((w) => w.exited))).toEqual(workers.map(() => 0));
+  return results;
+}
+
+describe('a rate limiter shared through Redis', () => {
+  const WORKERS = 4;
+  const RATE = 100;
+  const RUN_MS = 5000;
+  const STEADY_AFTER_MS = 1500;
+  const STEADY_MS = 3000;
+
+  test('4 processes calling one token bucket stay under its limit together: no failed call, few 429s', async () => {
+    const server = await tokenBucket(RATE, 10);
+    try {
+      const job = { redisTarget, url: server.url, callers: 10, runMs: RUN_MS, shared: true, prefix: prefix() };
+      const results = await fleet(WORKERS, job, () => server.start(STEADY_AFTER_MS, STEADY_MS));
+      const ok = results.reduce((sum, r) => sum + r.ok, 0);
+      const failed = results.reduce((sum, r) => sum + r.failed, 0);
+      const { steadyRequests, steadyThrottled, requests, throttled } = server.counts;
+      const share = steadyThrottled / Math.max(1, steadyRequests);
+      const goodput = (steadyRequests - steadyThrottled) / (STEADY_MS / 1000) / RATE;
+      // The figures docs/fleet.md quotes.
+      console.log(
+        `rate-limit fleet: ${JSON.stringify({ ok, failed, requests, throttled, steadyRequests, steadyThrottled, share, goodput })}`,
+      );
+      expect(failed).toBe(0);
+      // Each process pacing alone: 5-7 % in steady state (the fleet probes once per process).
+      expect(share).toBeLessThanOrEqual(0.035);
+      // The fleet still uses the limit: a loose floor, this machine is shared and small.
+      expect(goodput).toBeGreaterThan(0.7);
+      // Every process kept asking Redis: none paced alone.
+      expect(results.map((r) => r.storeEvents)).toEqual(results.map(() => []));
+    } finally {
+      await server.close();
+    }
+  }, 30_000);
+});
+
+describe('a process that never saw a 429', () => {
+  test("turns its limiter on when another process's first throttle engages the fleet, and sends nothing for it", async () => {
+    let received = 0;
+    const server = http.createServer((_req, res) => {
+      received++;
+      res.writeHead(received === 1 ? 429 : 200).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const keyPrefix = prefix();
+    const clients = [connect(redisTarget), connect(redisTarget)];
+    await Promise.all(clients.map((c) => ready(c)));
+    const engagedInB: string[] = [];
+    const [a, b] = clients.map((redis, i) =>
+      retryPlugin({
+        breaker: false,
+        random: () => 0,
+        rateLimit: { shared: redisRateLimitStore(redis, { prefix: keyPrefix, timeoutMs: 2000 }) },
+        ...(i === 1 ? { onRateLimit: (event) => void engagedInB.push(`${event.origin} ${event.state}`) } : {}),
+      }),
+    );
+    const http0 = axios.create();
+    a!.install(http0);
+    try {
+      // B's subscription is made when its plugin is; give it time to be in place.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(b!.limiter(url)).toBeUndefined();
+      await http0.get(url); // A: a 429, then its retry succeeds
+      expect(received).toBe(2);
+      const until = Date.now() + 2000;
+      while (b!.limiter(url)?.state !== 'on' && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+      expect(b!.limiter(url)?.state).toBe('on');
+      expect(engagedInB).toEqual([`${url} engaged`]);
+      expect(received).toBe(2);
+    } finally {
+      await Promise.all([a!.close(), b!.close()]);
+      clients.forEach((c) => c.disconnect());
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  }, 20_000);
+});
+
+describe('when the rate limiter’s Redis goes away', () => {
+  test('calls keep succeeding under the local limiter, the store event is reported, nothing hangs', async () => {
+    const redisServer = await startRedis();
+    const redis = connect(redisServer.port);
+    await ready(redis);
+    const server = await tokenBucket(200, 5);
+    server.start(0);
+    const events: StoreEvent[] = [];
+    const shared = redisRateLimitStore(redis, {
+      prefix: prefix(),
+      timeoutMs: 100,
+      onStoreEvent: (event) => void events.push(event),
+    });
+    const plugin = retryPlugin({ breaker: false, rateLimit: { shared } });
+    const client = axios.create({ httpAgent: new http.Agent({ keepAlive: true }) });
+    plugin.install(client);
+    try {
+      // Shared: a burst engages the fleet's limiter through Redis.
+      const first = await Promise.all(Array.from({ length: 20 }, () => client.get(`${server.url}/r`)));
+      expect(first.every((r) => r.status === 200)).toBe(true);
+      expect(plugin.limiter(server.url)?.state).toBe('on');
+      expect(events).toEqual([]);
+      await redisServer.kill();
+      const began = Date.now();
+      const second = await Promise.all(Array.from({ length: 20 }, () => client.get(`${server.url}/r`)));
+      expect(second.every((r) => r.status === 200)).toBe(true);
+      expect(events.map((e) => e.type)).toEqual(['store-down']);
+      // Paced by the local limiter, not stuck on Redis: 20 calls at the 200/s bucket take well under a few seconds.
+      expect(Date.now() - began).toBeLessThan(5000);
+      expect(plugin.limiter(server.url)?.state).toBe('on');
+    } finally {
+      await plugin.close();
+      (client.defaults.httpAgent as http.Agent).destroy();
+      redis.disconnect();
+      await server.close();
+      await redisServer.kill();
+    }
+  }, 20_000);
+});

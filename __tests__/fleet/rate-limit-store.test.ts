@@ -1,0 +1,208 @@
+import type { Cluster, Redis } from 'ioredis';
+import { HORIZON_MS, redisRateLimitStore } from '../../lib/redis/rate-limit-store';
+import type { RateLimitGrant, RateLimitSchedule, RedisClient, StoreEvent } from '../../lib/redis';
+import { BETA, MIN_RATE, RELAX_MS, SEED_RATE, STEP_MS } from '../../lib/guards/rate-limiter';
+import { connect, freePort, ready, sharedRedis } from './redis';
+import type { RedisTarget } from './redis';
+
+// The fleet's rate-limit script against a real Redis, or a Redis Cluster when REDIS_CLUSTER_PORTS
+// names one: the same tests hold on both.
+let target: RedisTarget;
+let stopRedis: () => Promise<void>;
+let client: Redis | Cluster;
+beforeAll(async () => {
+  ({ target, stop: stopRedis } = await sharedRedis());
+  client = connect(target);
+  await ready(client);
+}, 60_000);
+afterAll(async () => {
+  client.disconnect();
+  await stopRedis();
+});
+
+const prefix = () => `rl:${process.pid}:${Math.random().toString(36).slice(2)}:`;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A store that records its health events (none expected while Redis answers). */
+function store(keyPrefix: string, events: StoreEvent[] = []): RateLimitSchedule {
+  // Generous: a loaded CI machine is not an unreachable store.
+  return redisRateLimitStore(client, {
+    prefix: keyPrefix,
+    timeoutMs: 2000,
+    onStoreEvent: (e) => void events.push(e),
+  });
+}
+
+async function take(s: RateLimitSchedule, count: number, successes = 0, policyRate?: number): Promise<RateLimitGrant> {
+  const grant = await s.take('https://api.example', count, successes, policyRate);
+  expect(grant).toBeDefined();
+  return grant!;
+}
+
+/** Asks for send times every 10 ms for `ms`, as busy processes do (the schedule stays booked ahead); the last grant. */
+async function busy(s: RateLimitSchedule, ms: number): Promise<RateLimitGrant> {
+  const until = Date.now() + ms;
+  let grant = await take(s, 50);
+  while (Date.now() < until) {
+    await sleep(10);
+    grant = await take(s, 50);
+  }
+  return grant;
+}
+
+const field = (keyPrefix: string, name: string) => client.hget(`${keyPrefix}rate:https://api.example`, name);
+
+/** Every master forgets its scripts (one Redis: that one). */
+async function flushScripts(): Promise<void> {
+  const nodes = 'nodes' in client && typeof client.nodes === 'function' ? client.nodes('master') : [client as Redis];
+  await Promise.all(nodes.map((node) => node.script('FLUSH')));
+}
+
+test('an origin the fleet never throttled is off: every send time asked for is now, and nothing is stored', async () => {
+  const p = prefix();
+  const grant = await take(store(p), 7);
+  expect(grant).toMatchObject({ state: 'off', granted: 7, intervalMs: 0, ratePerSecond: Infinity });
+  expect(grant.first).toBe(grant.now);
+  expect(await client.exists(`${p}rate:https://api.example`)).toBe(0);
+});
+
+test('a throttle engages the fleet at the seed rate; send times are one interval apart, booked no further than the horizon', async () => {
+  const p = prefix();
+  const events: StoreEvent[] = [];
+  const a = store(p, events);
+  await a.throttle('https://api.example', { ageMs: Infinity }, 0);
+  const first = await take(a, 50);
+  expect(first).toMatchObject({ state: 'on', ratePerSecond: SEED_RATE, intervalMs: 1000 / SEED_RATE });
+  // 200 ms of a 20/s schedule: 4 send times, not 50.
+  expect(first.granted).toBe(Math.ceil(HORIZON_MS / (1000 / SEED_RATE)));
+  expect(first.retryAt).toBeGreaterThan(first.now);
+  // Another process (another store object on the same prefix) continues the same schedule.
+  const b = store(p, events);
+  const second = await take(b, 50);
+  expect(second.granted).toBeLessThanOrEqual(1);
+  if (second.granted === 1) expect(second.first).toBeCloseTo(first.first + first.granted * first.intervalMs, 0);
+  expect(events).toEqual([]);
+});
+
+test('a burst of throttles cuts once: a throttle of an attempt sent before the last cut, or within the horizon after it, changes nothing', async () => {
+  const p = prefix();
+  const s = store(p);
+  await s.throttle('https://api.example', { ageMs: Infinity }, 0);
+  // Sent right after the engaging throttle: at a send time booked before it.
+  await s.throttle('https://api.example', { ageMs: 0, pauseMs: 5000 }, 0);
+  expect(Number(await field(p, 'rate'))).toBe(SEED_RATE);
+  expect(Number(await field(p, 'paused'))).toBe(0);
+  await sleep(HORIZON_MS + 20);
+  await s.throttle('https://api.example', { ageMs: 0 }, 0);
+  // No fifth of a second measured yet: the cut halves.
+  expect(Number(await field(p, 'rate'))).toBeCloseTo(SEED_RATE / 2, 5);
+  await s.throttle('https://api.example', { ageMs: 60_000 }, 0);
+  await sleep(HORIZON_MS + 20);
+  await s.throttle('https://api.example', { ageMs: 60_000 }, 0);
+  expect(Number(await field(p, 'rate'))).toBeCloseTo(SEED_RATE / 2, 5);
+  // Cuts again: halves once more (nothing measured yet), or to MIN_RATE if a fifth of a second of no successes was.
+  await s.throttle('https://api.example', { ageMs: 0 }, 0);
+  expect([SEED_RATE / 4, MIN_RATE]).toContain(Number(await field(p, 'rate')));
+});
+
+test('a throttle with a pause holds every process: the next send time is after it', async () => {
+  const p = prefix();
+  const s = store(p);
+  const state = await s.throttle('https://api.example', { ageMs: Infinity, pauseMs: 300 }, 0);
+  expect(state!.pausedUntil).toBeCloseTo(state!.now + 300, 0);
+  const grant = await take(store(p), 3);
+  expect(grant.pausedUntil).toBe(state!.pausedUntil);
+  expect(grant.pausedUntil).toBeGreaterThanOrEqual(grant.now + 250);
+  expect(grant.first).toBeGreaterThanOrEqual(grant.pausedUntil);
+  // Booked beyond the horizon: nothing granted yet, and the store says when to ask again.
+  expect(grant.granted).toBe(0);
+  expect(grant.retryAt).toBeCloseTo(grant.first - HORIZON_MS / 2, 0);
+});
+
+test('while the schedule is booked ahead the rate grows (slow start doubles it each step); the expiry follows', async () => {
+  const p = prefix();
+  const s = store(p);
+  await s.throttle('https://api.example', { ageMs: Infinity }, 0);
+  const grant = await busy(s, STEP_MS + 20);
+  // One step (two on a slow machine) of slow start.
+  expect([2 * SEED_RATE, 4 * SEED_RATE]).toContain(grant.ratePerSecond);
+  expect(grant.relaxAt - grant.now).toBeGreaterThan(RELAX_MS - 100);
+  expect(await client.pttl(`${p}rate:https://api.example`)).toBeGreaterThan(RELAX_MS - 500);
+});
+
+test("successes reported with takes are the fleet's measured rate: a cut goes to BETA of it", async () => {
+  const p = prefix();
+  const a = store(p);
+  const b = store(p);
+  await a.throttle('https://api.example', { ageMs: Infinity }, 0);
+  // Grow well above what the two report, so the cut is by the measurement, not by BETA of the rate.
+  await busy(a, 3 * STEP_MS + 20);
+  await take(a, 1, 10);
+  await take(b, 1, 10);
+  // ~350 ms since engaging: 25 successes in that time.
+  await b.throttle('https://api.example', { ageMs: 0 }, 5);
+  const capacity = Number(await field(p, 'cap'));
+  expect(capacity).toBeGreaterThan(25 / 0.6); // at most 600 ms measured
+  expect(capacity).toBeLessThan(25 / 0.2); // at least 200 ms measured
+  expect(Number(await field(p, 'rate'))).toBeCloseTo(capacity * BETA, 5);
+});
+
+test("a policy's rate caps the fleet at 97 % of it and is its capacity", async () => {
+  const p = prefix();
+  const s = store(p);
+  await s.throttle('https://api.example', { ageMs: Infinity, policyRate: 10 }, 0);
+  const grant = await take(s, 1);
+  expect(grant.ratePerSecond).toBeCloseTo(9.7, 5);
+  expect(Number(await field(p, 'cap'))).toBeCloseTo(9.7, 5);
+});
+
+test('after SCRIPT FLUSH (NOSCRIPT on every node) takes and throttles still run, with no store event', async () => {
+  const p = prefix();
+  const events: StoreEvent[] = [];
+  const s = store(p, events);
+  await s.throttle('https://api.example', { ageMs: Infinity }, 0);
+  await flushScripts();
+  expect((await take(s, 2)).state).toBe('on');
+  await flushScripts();
+  await sleep(HORIZON_MS + 20);
+  await s.throttle('https://api.example', { ageMs: 0 }, 0);
+  expect(Number(await field(p, 'rate'))).toBeCloseTo(SEED_RATE / 2, 5);
+  expect(events).toEqual([]);
+});
+
+test('a Redis that is gone: take resolves undefined at once, throttle resolves, one store-down event', async () => {
+  const port = await freePort();
+  const dead = connect(port);
+  const events: StoreEvent[] = [];
+  const s = redisRateLimitStore(dead, { timeoutMs: 100, onStoreEvent: (e) => void events.push(e) });
+  try {
+    expect(s.usable()).toBe(false);
+    expect(await s.take('k', 3, 0)).toBeUndefined();
+    await s.throttle('k', { ageMs: 0 }, 0);
+    expect(events.map((e) => e.type)).toEqual(['store-down']);
+  } finally {
+    dead.disconnect();
+  }
+});
+
+test('a Redis slower than timeoutMs: take resolves undefined after it, and leaves no timer behind', async () => {
+  const hung: RedisClient = {
+    status: 'ready',
+    evalsha: () => new Promise(() => undefined),
+    eval: () => new Promise(() => undefined),
+    set: () => Promise.resolve('OK'),
+    del: () => Promise.resolve(1),
+    publish: () => Promise.resolve(0),
+    duplicate: () => {
+      throw new Error('not used');
+    },
+  };
+  const events: StoreEvent[] = [];
+  const s = redisRateLimitStore(hung, { timeoutMs: 50, onStoreEvent: (e) => void events.push(e) });
+  const began = Date.now();
+  expect(await s.take('k', 3, 0)).toBeUndefined();
+  expect(Date.now() - began).toBeLessThan(1000);
+  expect(events.map((e) => e.type)).toEqual(['store-down']);
+  // Left alone for a second after a failure: not asked, and not usable.
+  expect(s.usable()).toBe(false);
+});

@@ -1,0 +1,61 @@
+// One worker of the rate-limit fleet test: waits for "go" on stdin, runs closed-loop callers at the
+// token-bucket server for `runMs`, prints what it saw as one JSON line and exits.
+import axios from 'axios';
+import http from 'node:http';
+import { retryPlugin } from '../../lib';
+import type { StoreEvent } from '../../lib';
+import { redisRateLimitStore } from '../../lib/redis';
+import { connect, ready } from './redis';
+import type { RedisTarget } from './redis';
+
+interface Job {
+  redisTarget: RedisTarget;
+  url: string;
+  callers: number;
+  runMs: number;
+  /** Share the limiter through Redis (else each process paces alone). */
+  shared: boolean;
+  prefix: string;
+}
+
+async function main(): Promise<void> {
+  const job = JSON.parse(process.argv[2]!) as Job;
+  const redis = connect(job.redisTarget);
+  await ready(redis);
+  const storeEvents: StoreEvent[] = [];
+  // Several tsx processes start at once on a small machine: a generous timeout, so the test is about
+  // sharing, not about a slow start counted as a fallback (which the worker reports if it happens).
+  const store = redisRateLimitStore(redis, {
+    prefix: job.prefix,
+    timeoutMs: 2000,
+    onStoreEvent: (event) => void storeEvents.push(event),
+  });
+  const plugin = retryPlugin({ breaker: false, ...(job.shared ? { rateLimit: { shared: store } } : {}) });
+  const client = axios.create({ httpAgent: new http.Agent({ keepAlive: true }) });
+  plugin.install(client);
+  process.stdout.write('ready\n');
+  await new Promise<void>((resolve) => process.stdin.once('data', () => resolve()));
+  const endAt = Date.now() + job.runMs;
+  let ok = 0;
+  let failed = 0;
+  const caller = async (): Promise<void> => {
+    while (Date.now() < endAt) {
+      try {
+        await client.get(`${job.url}/r`);
+        ok++;
+      } catch {
+        failed++;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: job.callers }, caller));
+  await plugin.close();
+  (client.defaults.httpAgent as http.Agent).destroy();
+  process.stdout.write(`${JSON.stringify({ ok, failed, storeEvents: storeEvents.map((e) => e.type) })}\n`);
+  redis.disconnect();
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${String(error)}\n`);
+  process.exit(1);
+});
