@@ -205,7 +205,7 @@ export class RateLimiter implements RateLimiterView {
    * it. A call sent a step (`STEP_MS`) after that, refused again before the reset with no success in
    * between, shows a window that is really spent: the origin then holds until the reset.
    */
-  private confirmedReset(now: number, throttle: Throttle): number | undefined {
+  protected confirmedReset(now: number, throttle: Throttle): number | undefined {
     if (throttle.resetMs === undefined) return undefined;
     const spent = this.spent;
     if (spent !== undefined && now < spent.until) {

@@ -30,9 +30,12 @@ export class SharedRateLimiter extends RateLimiter {
   }
 
   override throttled(throttle: Throttle): void {
+    // A spent quota's reset, once confirmed, holds the fleet as a server wait would.
+    const now = this.clock();
+    const held = { ...throttle, pauseMs: throttle.pauseMs ?? this.confirmedReset(now, throttle), resetMs: undefined };
     // First, so the request for send times the local limiter then makes follows the report.
-    this.shared.throttled(throttle, this.clock());
-    super.throttled(throttle);
+    this.shared.throttled(held, now);
+    super.throttled(held);
   }
 
   override hinted(policyRate: number | undefined, pauseMs: number | undefined): void {
