@@ -147,6 +147,19 @@ test("successes reported with takes are the fleet's measured rate: a cut goes to
   expect(Number(await field(p, 'rate'))).toBeCloseTo(capacity * BETA, 5);
 });
 
+test('after a cut, while the schedule is booked ahead, the rate closes on 98 % of the capacity and then probes past it', async () => {
+  const p = prefix();
+  const a = store(p);
+  await a.throttle('https://api.example', { ageMs: Infinity }, 0);
+  await busy(a, 3 * STEP_MS + 20);
+  await take(a, 1, 25);
+  await a.throttle('https://api.example', { ageMs: 0 }, 5);
+  const capacity = Number(await field(p, 'cap'));
+  // The hash keeps numbers as text: a rate read back a hair under its target must not hold it there.
+  await busy(a, 8 * STEP_MS);
+  expect(Number(await field(p, 'rate'))).toBeGreaterThan(capacity * 0.98 * 1.004);
+});
+
 test("a policy's rate caps the fleet at 97 % of it and is its capacity", async () => {
   const p = prefix();
   const s = store(p);

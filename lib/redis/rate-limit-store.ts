@@ -135,10 +135,11 @@ else
     if demand then
       local rate = s.rate
       for _ = 1, math.min(steps, 50) do
+        -- The hash keeps numbers as text: a rate read back may sit a hair under the target it was set to.
         local target = s.cap * (s.gentle == 1 and BETA or 0.98)
         if s.cap < 0 then
           rate = rate * 2
-        elseif rate < target then
+        elseif rate < target - 1e-6 then
           rate = math.min(target, rate + (target - rate) * CLOSE + 0.5)
         elseif s.gentle == 1 then
           rate = rate * (1 + GENTLE)
