@@ -4,11 +4,11 @@ import { spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { CircuitOpenError, RetryBudget, retryPlugin } from '../../lib';
 import type { CircuitStateChange } from '../../lib';
 import { redisBreakerSync, redisBudgetStore } from '../../lib/redis';
 import { connect, ready, sharedRedis, startRedis } from './redis';
+import { closeServer, runWorkers } from './workers';
 import type { RedisTarget } from './redis';
 
 // One Redis, or a Redis Cluster when REDIS_CLUSTER_PORTS names one: the same tests hold on both.
@@ -32,11 +32,7 @@ async function origin(status: (n: number) => number) {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     received: () => received,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => closeServer(server),
   };
 }
 
@@ -46,27 +42,9 @@ interface WorkerResult {
   storeEvents: string[];
 }
 
-/** Starts `count` worker processes, releases them together, and collects their results. */
-async function fleet(count: number, job: Record<string, unknown>): Promise<WorkerResult[]> {
-  const workers = Array.from({ length: count }, () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'worker.ts'), JSON.stringify(job)], {
-      stdio: ['pipe', 'pipe', 'inherit'],
-    });
-    const lines = createInterface({ input: child.stdout! });
-    const queue: string[] = [];
-    const waiters: Array<(line: string) => void> = [];
-    lines.on('line', (line) => (waiters.length ? waiters.shift()!(line) : queue.push(line)));
-    const next = () =>
-      new Promise<string>((resolve) => (queue.length ? resolve(queue.shift()!) : waiters.push(resolve)));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-    return { child, next, exited };
-  });
-  for (const w of workers) expect(await w.next()).toBe('ready');
-  for (const w of workers) w.child.stdin!.end('go\n');
-  const results = await Promise.all(workers.map(async (w) => JSON.parse(await w.next()) as WorkerResult));
-  expect(await Promise.all(workers.map((w) => w.exited))).toEqual(workers.map(() => 0));
-  return results;
-}
+/** Starts `count` workers, releases them together, and collects their results. */
+const fleet = (count: number, job: Record<string, unknown>): Promise<WorkerResult[]> =>
+  runWorkers<WorkerResult>('worker.ts', count, job);
 
 describe('a retry budget shared through Redis', () => {
   const WORKERS = 8;

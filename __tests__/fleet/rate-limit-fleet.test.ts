@@ -1,13 +1,11 @@
 import axios from 'axios';
-import { spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { retryPlugin } from '../../lib';
 import type { StoreEvent } from '../../lib';
 import { redisRateLimitStore } from '../../lib/redis';
 import { connect, ready, sharedRedis, startRedis } from './redis';
+import { closeServer, runWorkers } from './workers';
 import type { RedisTarget } from './redis';
 
 // Processes calling one rate-limited API, their limiters shared through Redis (or a Redis Cluster
@@ -58,11 +56,7 @@ async function tokenBucket(rate: number, burst: number) {
       steadyFrom = Date.now() + steadyAfterMs;
       steadyUntil = steadyFrom + steadyForMs;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => closeServer(server),
   };
 }
 
@@ -73,29 +67,8 @@ interface WorkerResult {
 }
 
 /** Starts `count` rate-limit workers, releases them together, and collects their results. */
-async function fleet(count: number, job: Record<string, unknown>, go: () => void): Promise<WorkerResult[]> {
-  const workers = Array.from({ length: count }, () => {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', path.join(__dirname, 'rate-worker.ts'), JSON.stringify(job)],
-      { stdio: ['pipe', 'pipe', 'inherit'] },
-    );
-    const lines = createInterface({ input: child.stdout! });
-    const queue: string[] = [];
-    const waiters: Array<(line: string) => void> = [];
-    lines.on('line', (line) => (waiters.length ? waiters.shift()!(line) : queue.push(line)));
-    const next = () =>
-      new Promise<string>((resolve) => (queue.length ? resolve(queue.shift()!) : waiters.push(resolve)));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-    return { child, next, exited };
-  });
-  for (const w of workers) expect(await w.next()).toBe('ready');
-  go();
-  for (const w of workers) w.child.stdin!.end('go\n');
-  const results = await Promise.all(workers.map(async (w) => JSON.parse(await w.next()) as WorkerResult));
-  expect(await Promise.all(workers.map((w) => w.exited))).toEqual(workers.map(() => 0));
-  return results;
-}
+const fleet = (count: number, job: Record<string, unknown>, go: () => void): Promise<WorkerResult[]> =>
+  runWorkers<WorkerResult>('rate-worker.ts', count, job, go);
 
 describe('a rate limiter shared through Redis', () => {
   const WORKERS = 4;
@@ -168,8 +141,7 @@ describe('a process that never saw a 429', () => {
     } finally {
       await Promise.all([a!.close(), b!.close()]);
       clients.forEach((c) => c.disconnect());
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closeServer(server);
     }
   }, 20_000);
 });
