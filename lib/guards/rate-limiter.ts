@@ -1,3 +1,5 @@
+import { TurnQueue } from './turn-queue';
+import type { Turn } from './turn-queue';
 import type { LimiterState, RateLimitEvent, RateLimitPacing, RateLimiterView } from '../types';
 
 /**
@@ -36,14 +38,6 @@ export interface Throttle {
   resetMs?: number | undefined;
 }
 
-/** How a turn in the queue ended. */
-export type Turn = 'go' | 'full';
-
-interface Waiter {
-  resolve: (turn: Turn) => void;
-  cancelled: boolean;
-}
-
 export const STEP_MS = 100;
 /** The rate a limiter starts from when it has measured nothing yet (per second). */
 export const SEED_RATE = 20;
@@ -73,8 +67,7 @@ export class RateLimiter implements RateLimiterView {
   capacity: number | undefined;
   /** A ceiling the server's policy stated. */
   private ceiling = Infinity;
-  private queue: Waiter[] = [];
-  private head = 0;
+  private readonly turns = new TurnQueue();
   private nextAt = 0;
   private lastCutAt = -Infinity;
   private lastThrottleAt = -Infinity;
@@ -109,7 +102,7 @@ export class RateLimiter implements RateLimiterView {
   }
 
   get queued(): number {
-    return this.queue.length - this.head;
+    return this.turns.length;
   }
 
   /** The view `plugin.limiter()` hands out (a copy: the limiter's fields are not the caller's to set). */
@@ -147,20 +140,9 @@ export class RateLimiter implements RateLimiterView {
       return 'go';
     }
     if (this.queued >= this.maxQueue) return 'full';
-    let waiter!: Waiter;
-    const turn = new Promise<Turn>((resolve) => {
-      waiter = { resolve, cancelled: false };
-    });
-    this.queue.push(waiter);
+    const place = this.turns.join();
     this.schedule(now);
-    return {
-      turn,
-      cancel: () => {
-        if (waiter.cancelled) return;
-        waiter.cancelled = true;
-        this.compact();
-      },
-    };
+    return place;
   }
 
   /** A successful answer (only counted while on: off, nothing is measured, and nothing costs). */
@@ -242,7 +224,7 @@ export class RateLimiter implements RateLimiterView {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
     this.pacing?.close();
-    this.releaseAll();
+    this.turns.letAllGo();
   }
 
   private engage(now: number, pauseMs: number | undefined): void {
@@ -351,12 +333,9 @@ export class RateLimiter implements RateLimiterView {
     if (!this.pacing?.active) this.grow(now);
     if (now >= this.pausedUntil) this.pausedUntil = 0;
     while (this.queued > 0 && this.due(now)) {
-      const waiter = this.queue[this.head++]!;
-      if (waiter.cancelled) continue;
-      this.spend(now);
-      waiter.resolve('go');
+      // A place given up spends no turn.
+      if (this.turns.letFirstGo()) this.spend(now);
     }
-    this.compact();
     this.maybeRelax(now);
     this.schedule(now);
   };
@@ -377,15 +356,6 @@ export class RateLimiter implements RateLimiterView {
     return next !== undefined && now >= next;
   }
 
-  /** Drops given-up and released places from the front (and compacts the array now and then). */
-  private compact(): void {
-    while (this.head < this.queue.length && this.queue[this.head]!.cancelled) this.head++;
-    if (this.head > 1024 || this.head === this.queue.length) {
-      this.queue = this.queue.slice(this.head);
-      this.head = 0;
-    }
-  }
-
   private maybeRelax(now: number): void {
     if (this.queued > 0 || now - this.lastThrottleAt < RELAX_MS || now < this.pausedUntil) return;
     // The fleet is still throttled (another process saw the last throttle): stay on with it.
@@ -396,14 +366,5 @@ export class RateLimiter implements RateLimiterView {
     this.ceiling = Infinity;
     this.pausedUntil = 0;
     this.onChange?.({ origin: this.key, state: 'relaxed', ratePerSecond: Infinity });
-  }
-
-  private releaseAll(): void {
-    for (let i = this.head; i < this.queue.length; i++) {
-      const waiter = this.queue[i]!;
-      if (!waiter.cancelled) waiter.resolve('go');
-    }
-    this.queue = [];
-    this.head = 0;
   }
 }
