@@ -132,7 +132,7 @@ test("a policy's stated rate caps the pace", () => {
   const limiter = make();
   limiter.throttled({ sentAt: -Infinity, policyRate: 10 });
   expect(limiter.ratePerSecond).toBeLessThanOrEqual(10);
-  limiter.hinted(5, undefined);
+  limiter.hinted(5);
   expect(limiter.ratePerSecond).toBeLessThanOrEqual(5);
 });
 

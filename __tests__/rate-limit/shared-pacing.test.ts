@@ -5,7 +5,7 @@
  * and a store that is down or silent hands pacing back to the local limiter.
  */
 import { SEED_RATE } from '../../lib/guards/rate-limiter';
-import { SharedRateLimiter } from '../../lib/guards/shared-rate-limiter';
+import { RateLimiter } from '../../lib/guards/rate-limiter';
 import { SharedPacing } from '../../lib/redis/shared-pacing';
 import type { RateLimitFleetState, RateLimitGrant, RateLimitReport, RateLimitSchedule } from '../../lib/types';
 
@@ -49,9 +49,9 @@ class MemoryStore implements RateLimitSchedule {
 }
 
 let store: MemoryStore;
-const make = (): SharedRateLimiter => {
+const make = (): RateLimiter => {
   const now = (): number => Date.now();
-  return new SharedRateLimiter('http://api.test', now, 100, undefined, new SharedPacing('http://api.test', store, now));
+  return new RateLimiter('http://api.test', now, 100, undefined, new SharedPacing('http://api.test', store, now));
 };
 
 beforeEach(() => {
@@ -61,7 +61,7 @@ beforeEach(() => {
 afterEach(() => jest.useRealTimers());
 
 /** Queues `n` acquires; records the fake time each was let go at. */
-function queueUp(limiter: SharedRateLimiter, n: number, released: number[]): void {
+function queueUp(limiter: RateLimiter, n: number, released: number[]): void {
   for (let i = 0; i < n; i++) {
     const turn = limiter.acquire();
     if (turn === 'go') released.push(Date.now());

@@ -90,7 +90,7 @@ export function observe(run: CallRun, attempt: Attempt): void {
     existing.succeeded();
     // A success that spent the quota without a stated rate: the pace is at the server's limit.
     if (quotaSpent(hint) && rate === undefined) existing.atLimit();
-    else existing.hinted(rate, undefined);
+    else existing.hinted(rate);
   } else if (quotaSpent(hint)) {
     engageAtSpentQuota(limiters, run.limiterKey, hint, rate, run.options.maxDelayMs);
   }

@@ -91,9 +91,10 @@ export class RateLimiter implements RateLimiterView {
     private readonly onChange?: (event: RateLimitEvent) => void,
     /**
      * The fleet's send times, when the limiter is shared (`rateLimit.shared`): while `active`, the
-     * limiter keeps its queue, bound and on/off state but releases calls at the times it holds.
+     * limiter keeps its queue, bound and on/off state but releases calls at the times it holds; what
+     * it observes (successes, throttles, a policy's rate) goes to the fleet too.
      */
-    protected readonly pacing?: RateLimitPacing,
+    private readonly pacing?: RateLimitPacing,
   ) {}
 
   /** The queue is at its bound. */
@@ -148,6 +149,7 @@ export class RateLimiter implements RateLimiterView {
   /** A successful answer (only counted while on: off, nothing is measured, and nothing costs). */
   succeeded(): void {
     if (this.state === 'off') return;
+    this.pacing?.succeeded();
     const now = this.now();
     this.spent = undefined;
     this.roll(now);
@@ -161,6 +163,8 @@ export class RateLimiter implements RateLimiterView {
     this.lastThrottleAt = now;
     if (throttle.policyRate !== undefined) this.ceiling = throttle.policyRate * POLICY_SHARE;
     const pauseMs = throttle.pauseMs ?? this.confirmedReset(now, throttle);
+    // The fleet hears it first, so the send times this limiter then asks for follow the report.
+    this.pacing?.throttled({ sentAt: throttle.sentAt, pauseMs, policyRate: throttle.policyRate }, now);
     if (this.state === 'off') {
       this.engage(now, pauseMs);
       return;
@@ -187,7 +191,7 @@ export class RateLimiter implements RateLimiterView {
    * it. A call sent a step (`STEP_MS`) after that, refused again before the reset with no success in
    * between, shows a window that is really spent: the origin then holds until the reset.
    */
-  protected confirmedReset(now: number, throttle: Throttle): number | undefined {
+  private confirmedReset(now: number, throttle: Throttle): number | undefined {
     if (throttle.resetMs === undefined) return undefined;
     const spent = this.spent;
     if (spent !== undefined && now < spent.until) {
@@ -207,16 +211,23 @@ export class RateLimiter implements RateLimiterView {
   }
 
   /** The server's policy states its rate (a `RateLimit-Policy`): pace to it while on. */
-  hinted(policyRate: number | undefined, pauseMs: number | undefined): void {
+  hinted(policyRate: number | undefined): void {
     if (this.state === 'off') return;
-    const now = this.now();
+    this.pacing?.hinted(policyRate);
     if (policyRate !== undefined) {
       this.ceiling = policyRate * POLICY_SHARE;
       this.capacity ??= this.ceiling;
       this.ratePerSecond = Math.min(this.ratePerSecond, this.ceiling);
     }
-    this.pause(now, pauseMs);
-    this.schedule(now);
+    this.schedule(this.now());
+  }
+
+  /** The fleet engaged this origin (another process was throttled): turn on too, and report nothing back. */
+  join(): void {
+    if (this.state !== 'off') return;
+    const now = this.now();
+    this.lastThrottleAt = now;
+    this.engage(now, undefined);
   }
 
   /** Lets every waiting call go and stops the timer (the plugin closed or the entry was evicted). */

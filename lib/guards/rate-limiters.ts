@@ -1,6 +1,5 @@
 import { BoundedMap } from './origins';
 import { RateLimiter } from './rate-limiter';
-import { SharedRateLimiter } from './shared-rate-limiter';
 import type { RateLimitEvent, RateLimitStore } from '../types';
 
 /**
@@ -26,7 +25,7 @@ export class RateLimiters {
       limiter.close();
     });
     // Another process's first throttle engages this process's limiter too, before its own 429.
-    store?.start?.((key) => (this.for(key) as SharedRateLimiter).join());
+    store?.start?.((key) => this.for(key).join());
   }
 
   /** The limiter for `key` if it exists. */
@@ -66,7 +65,5 @@ export class RateLimiters {
   };
 
   private readonly create = (key: string): RateLimiter =>
-    this.store === undefined
-      ? new RateLimiter(key, this.now, this.maxQueue, this.changed)
-      : new SharedRateLimiter(key, this.now, this.maxQueue, this.changed, this.store.pacing(key, this.now));
+    new RateLimiter(key, this.now, this.maxQueue, this.changed, this.store?.pacing(key, this.now));
 }
