@@ -1,6 +1,7 @@
 import { StoreHealth, warnOnce } from '../guards/store-health';
 import type { BreakerSync, StoreEvent } from '../types';
-import type { RedisClient, RedisSubscriber } from './client';
+import { isReady, listen, selfId } from './client';
+import type { RedisClient } from './client';
 
 export interface RedisBreakerSyncOptions {
   /**
@@ -43,11 +44,11 @@ export function redisBreakerSync(client: RedisClient, options: RedisBreakerSyncO
     options.onStoreEvent ?? warnOnce('breaker state store', 'breakers are per process'),
   );
   // Tells this process's own announcements apart when they come back on the channel.
-  const self = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
-  let subscriber: RedisSubscriber | undefined;
+  const self = selfId();
+  let stopListening: (() => Promise<void>) | undefined;
 
   const guarded = async <T>(command: () => Promise<T>, fallback: T): Promise<T> => {
-    if (!health.usable(client.status === undefined || client.status === 'ready')) return fallback;
+    if (!health.usable(isReady(client))) return fallback;
     try {
       return await health.ask(command());
     } catch {
@@ -57,26 +58,12 @@ export function redisBreakerSync(client: RedisClient, options: RedisBreakerSyncO
 
   return {
     start(apply) {
-      subscriber = client.duplicate();
-      subscriber.on('error', () => undefined); // reconnects by itself; commands above report trouble
-      subscriber.on('message', (from, message) => {
-        if (from !== channel) return;
-        let note: Announcement;
-        try {
-          note = JSON.parse(message) as Announcement;
-        } catch {
-          return;
-        }
-        if (note.from === self || typeof note.origin !== 'string') return;
-        const waitMs = typeof note.waitMs === 'number' && note.waitMs > 0 ? note.waitMs : undefined;
-        if (note.state === 'open' || note.state === 'closed') apply(note.origin, note.state, waitMs);
+      stopListening = listen(client, channel, self, (note) => {
+        const { origin, state, waitMs } = note as Partial<Announcement>;
+        if (typeof origin !== 'string') return;
+        const wait = typeof waitMs === 'number' && waitMs > 0 ? waitMs : undefined;
+        if (state === 'open' || state === 'closed') apply(origin, state, wait);
       });
-      // A client without an offline queue refuses commands until it is connected; ioredis
-      // re-subscribes by itself after any later reconnect.
-      const current = subscriber;
-      const subscribe = (): void => void current.subscribe(channel).catch(() => undefined);
-      if (current.status === undefined || current.status === 'ready') subscribe();
-      else current.once('ready', subscribe);
     },
     announce(origin, state, resetTimeoutMs) {
       const note = JSON.stringify({ origin, state, from: self, waitMs: resetTimeoutMs } satisfies Announcement);
@@ -93,9 +80,9 @@ export function redisBreakerSync(client: RedisClient, options: RedisBreakerSyncO
       );
     },
     async close() {
-      const current = subscriber;
-      subscriber = undefined;
-      if (current) await current.quit().catch(() => current.disconnect());
+      const stop = stopListening;
+      stopListening = undefined;
+      await stop?.();
     },
   };
 }

@@ -1,6 +1,6 @@
 import { BUDGET_SLOTS } from '../guards/budget';
 import type { BudgetSettings, BudgetStore } from '../types';
-import { Script } from './client';
+import { isReady, Script } from './client';
 import type { RedisClient } from './client';
 
 /**
@@ -84,6 +84,6 @@ export function redisBudgetStore(client: RedisClient, options: RedisBudgetStoreO
     async refund(settings) {
       await refund.run([key], common(settings));
     },
-    ready: () => client.status === undefined || client.status === 'ready',
+    ready: () => isReady(client),
   };
 }

@@ -59,3 +59,49 @@ export class Script {
     }
   }
 }
+
+/** Whether a connection will answer commands now (a client without `status` is taken as ready). */
+export function isReady(connection: { readonly status?: string }): boolean {
+  return connection.status === undefined || connection.status === 'ready';
+}
+
+/** A name for this process among the fleet's, so it can tell its own announcements when they come back. */
+export function selfId(): string {
+  return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+}
+
+/**
+ * Listens for the fleet's JSON announcements on `channel`, over a second connection (a subscribed
+ * connection can do nothing else): `onNote` gets each other process's note (`from` is not `self`);
+ * text that is not a JSON object is ignored. ioredis reconnects and re-subscribes by itself; a client
+ * without an offline queue is subscribed once it is ready. The function returned quits it.
+ */
+export function listen(
+  client: RedisClient,
+  channel: string,
+  self: string,
+  onNote: (note: Record<string, unknown>) => void,
+): () => Promise<void> {
+  const subscriber = client.duplicate();
+  subscriber.on('error', () => undefined); // reconnects by itself; the commands report trouble
+  subscriber.on('message', (from, message) => {
+    if (from !== channel) return;
+    let note: unknown;
+    try {
+      note = JSON.parse(message);
+    } catch {
+      return;
+    }
+    if (note !== null && typeof note === 'object' && (note as { from?: unknown }).from !== self) {
+      onNote(note as Record<string, unknown>);
+    }
+  });
+  const subscribe = (): void => void subscriber.subscribe(channel).catch(() => undefined);
+  if (isReady(subscriber)) subscribe();
+  else subscriber.once('ready', subscribe);
+  return () =>
+    subscriber.quit().then(
+      () => undefined,
+      () => subscriber.disconnect(),
+    );
+}

@@ -14,9 +14,9 @@ import {
 } from '../guards/rate-limiter';
 import { StoreHealth, warnOnce } from '../guards/store-health';
 import type { RateLimitGrant, RateLimitSchedule, RateLimitStore, StoreEvent } from '../types';
-import { Script } from './client';
+import { isReady, listen, Script, selfId } from './client';
 import { SharedPacing } from './shared-pacing';
-import type { RedisClient, RedisSubscriber } from './client';
+import type { RedisClient } from './client';
 
 /**
  * How far ahead one request may book the fleet's schedule (ms). Send times booked before a cut go
@@ -254,12 +254,11 @@ export function redisRateLimitStore(
   const throttle = new Script(client, THROTTLE);
   // Announces a fleet's engagement to the processes whose limiter is still off (as the breaker sync does).
   const channel = `${options.prefix ?? 'axios-resilience:'}rate`;
-  const self = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
-  let subscriber: RedisSubscriber | undefined;
-  const connected = (): boolean => client.status === undefined || client.status === 'ready';
+  const self = selfId();
+  let stopListening: (() => Promise<void>) | undefined;
   const store: RateLimitStore & RateLimitSchedule = {
     pacing: (key, now) => new SharedPacing(key, store, now),
-    usable: () => health.usable(connected()),
+    usable: () => health.usable(isReady(client)),
     async take(key, count, successes, policyRate) {
       let reply: unknown[];
       try {
@@ -298,26 +297,14 @@ export function redisRateLimitStore(
       return { now: now!, ratePerSecond: rate!, pausedUntil: paused! };
     },
     start(engage) {
-      const current = client.duplicate();
-      subscriber = current;
-      current.on('error', () => undefined); // reconnects by itself; the scripts report trouble
-      current.on('message', (from, message) => {
-        if (from !== channel) return;
-        try {
-          const note = JSON.parse(message) as { key?: unknown; from?: unknown };
-          if (note.from !== self && typeof note.key === 'string') engage(note.key);
-        } catch {
-          // not ours
-        }
+      stopListening = listen(client, channel, self, (note) => {
+        if (typeof note.key === 'string') engage(note.key);
       });
-      const subscribe = (): void => void current.subscribe(channel).catch(() => undefined);
-      if (current.status === undefined || current.status === 'ready') subscribe();
-      else current.once('ready', subscribe);
     },
     async close() {
-      const current = subscriber;
-      subscriber = undefined;
-      if (current) await current.quit().catch(() => current.disconnect());
+      const stop = stopListening;
+      stopListening = undefined;
+      await stop?.();
     },
   };
   return store;
