@@ -165,6 +165,36 @@ test('close() lets every waiting call go and leaves no timer; a late answer does
   expect(jest.getTimerCount()).toBe(0);
 });
 
+test('a waiting call that gives up its place leaves no timer: the re-ask the store booked 10 s ahead is dropped', async () => {
+  // The fleet is paused: the store grants nothing now and asks to be asked again in 10 s.
+  store.take = (_key, count, successes) => {
+    store.takes.push({ count, successes });
+    const now = Date.now() + SKEW;
+    return Promise.resolve({
+      now,
+      state: 'on' as const,
+      granted: 0,
+      first: now + 10_000,
+      intervalMs: INTERVAL,
+      retryAt: now + 10_000,
+      ratePerSecond: 1000 / INTERVAL,
+      pausedUntil: now + 10_000,
+      relaxAt: now + 15_000,
+    });
+  };
+  const limiter = make();
+  limiter.throttled({ sentAt: -Infinity });
+  const place = limiter.acquire();
+  if (place === 'go' || place === 'full') throw new Error(`expected a place in the queue, got ${place}`);
+  await jest.advanceTimersByTimeAsync(0);
+  // While the call waits, the re-ask holds the process (a timer, referenced).
+  expect(store.takes).toHaveLength(1);
+  expect(jest.getTimerCount()).toBe(1);
+  place.cancel();
+  expect(jest.getTimerCount()).toBe(0);
+  limiter.close();
+});
+
 test('while the fleet is throttled, a process whose own last throttle is old stays on', async () => {
   const limiter = make();
   limiter.throttled({ sentAt: -Infinity });

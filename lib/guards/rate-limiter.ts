@@ -20,7 +20,9 @@ import type { LimiterState, RateLimitEvent, RateLimitPacing, RateLimiterView } f
  *   once a second refusal shows it is real (a reset in whole seconds can be a second late);
  * - **relax**: `RELAX_MS` without a throttle and an empty queue switch the limiter off.
  *
- * Pure of axios: times come from the injected clock, and the one timer is unref'd and cleared.
+ * Pure of axios: times come from the injected clock. Its one timer runs only while a call waits
+ * for its turn, and is referenced, as plain axios's pending socket is: a script whose last call
+ * waits here stays alive until the call settles. The timer goes when the last waiting call leaves.
  */
 
 /** What a limiter is told about a throttle. */
@@ -143,7 +145,14 @@ export class RateLimiter implements RateLimiterView {
     if (this.queued >= this.maxQueue) return 'full';
     const place = this.turns.join();
     this.schedule(now);
-    return place;
+    return {
+      turn: place.turn,
+      cancel: () => {
+        place.cancel();
+        // The last waiting call gave up: nothing may hold the process for a turn nobody takes.
+        if (this.queued === 0) this.schedule(this.now());
+      },
+    };
   }
 
   /** A successful answer (only counted while on: off, nothing is measured, and nothing costs). */
@@ -328,14 +337,13 @@ export class RateLimiter implements RateLimiterView {
   private schedule(now: number): void {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
-    if (this.queued === 0) return;
     this.pacing?.want(this.queued, this.wake);
+    if (this.queued === 0) return;
     const at = this.pacing?.active ? this.pacing.next(now) : Math.max(this.nextAt, this.pausedUntil);
-    // Shared, with no send time held yet: the store's answer wakes the queue.
+    // Shared, with no send time held yet: the store's answer (or the pacing's own timer) wakes the queue.
     if (at === undefined) return;
+    // Referenced: a waiting call is work its caller awaits, and a pending promise keeps no process alive.
     this.timer = setTimeout(this.release, Math.max(0, at - now));
-    // A queued call is held by its own promise; the limiter's timer must not keep a process alive.
-    (this.timer as { unref?: () => void }).unref?.();
   }
 
   private readonly release = (): void => {

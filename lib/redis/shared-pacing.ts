@@ -49,6 +49,7 @@ export class SharedPacing implements RateLimitPacing {
 
   want(waiting: number, wake: () => void): void {
     this.wake = wake;
+    if (waiting === 0) return this.stopAsking();
     const missing = waiting - this.slots.length;
     if (missing <= 0 || this.pending || !this.active) return;
     this.pending = true;
@@ -107,9 +108,16 @@ export class SharedPacing implements RateLimitPacing {
 
   close(): void {
     this.closed = true;
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = undefined;
+    this.stopAsking();
     this.slots = [];
+  }
+
+  /** No call waits any more: a re-ask booked for later is dropped (a request already out is left to land). */
+  private stopAsking(): void {
+    if (this.timer === undefined) return;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.pending = false;
   }
 
   private granted(grant: RateLimitGrant | undefined, asked: number, missing: number): void {
@@ -128,7 +136,8 @@ export class SharedPacing implements RateLimitPacing {
     this.intervalMs = grant.intervalMs;
     for (let i = 0; i < grant.granted; i++) this.slots.push(grant.first + i * grant.intervalMs - offset);
     if (grant.granted < missing) {
-      // Booked ahead: ask again when the schedule has room, not at once.
+      // Booked ahead: ask again when the schedule has room, not at once. Referenced, as the
+      // limiter's own timer is: calls wait on it (`want(0)` drops it once none does).
       this.timer = setTimeout(
         () => {
           this.timer = undefined;
@@ -137,7 +146,6 @@ export class SharedPacing implements RateLimitPacing {
         },
         Math.max(1, grant.retryAt - grant.now),
       );
-      (this.timer as { unref?: () => void }).unref?.();
     } else {
       this.pending = false;
     }

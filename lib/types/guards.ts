@@ -192,7 +192,10 @@ export interface RateLimitPacing {
   next(now: number): number | undefined;
   /** Spends the next send time held. */
   use(): void;
-  /** Asks for send times so that `waiting` calls are covered; `wake` runs when some arrive, or pacing stops. */
+  /**
+   * Asks for send times so that `waiting` calls are covered; `wake` runs when some arrive, or pacing
+   * stops. `0`: no call waits any more, so nothing it holds for them may keep the process alive.
+   */
   want(waiting: number, wake: () => void): void;
   /** The fleet stays throttled until then (local ms): the limiter does not relax before. */
   readonly onUntil: number;
