@@ -8,7 +8,7 @@ describe('plugin options', () => {
     expect(call.baseDelayMs).toBe(500);
     expect(call.maxDelayMs).toBe(30000);
     expect(call.jitter).toBe('full');
-    expect([...call.statusCodes]).toEqual([408, 429, 502, 503, 504]);
+    expect([...call.statusCodes]).toEqual([408, 429, 502, 503, 504, 529]);
     expect(call.errorCodes.has('ECONNRESET')).toBe(true);
     expect(call.errorCodes.has('ERR_NETWORK')).toBe(true);
     expect(call.idempotencyKey && call.idempotencyKey.header).toBe('Idempotency-Key');

@@ -1,12 +1,17 @@
 /** The rate-limit headers, read by pure functions: what each form says, and what is ignored. */
 import {
   fieldParams,
+  isThrottle,
+  mayBeSpent,
+  parseDuration,
+  parseInstant,
   parseRateLimitHeaders,
   parseRetryAfterMs,
   parseShouldRetry,
   policyRate,
   quotaSpent,
   resetToMs,
+  spentForMs,
 } from '../../lib/policy/rate-limit-headers';
 
 const NOW = Date.UTC(2026, 11, 3, 6, 0, 0);
@@ -90,6 +95,103 @@ describe('X-RateLimit-*', () => {
   });
 });
 
+describe("OpenAI's fields: a reset is a duration until the whole quota is back", () => {
+  test.each<[string, number | undefined]>([
+    ['6m0s', 360_000],
+    ['1s', 1000],
+    ['20ms', 20],
+    ['1h2m3.5s', 3_723_500],
+    ['0.5s', 500],
+    ['1500us', 2],
+    ['', undefined],
+    ['6m0', undefined],
+    ['s', undefined],
+    ['-1s', undefined],
+    ['1 s', undefined],
+    ['1d', undefined],
+  ])('duration %p is %p ms', (value, ms) => expect(parseDuration(value)).toBe(ms));
+
+  test('a spent quota frees the next request after one request’s share of the refill', () => {
+    const hint = parseRateLimitHeaders(
+      headers({
+        'x-ratelimit-limit-requests': '500',
+        'x-ratelimit-remaining-requests': '0',
+        'x-ratelimit-reset-requests': '1m0s',
+      }),
+      NOW,
+    );
+    expect(hint).toEqual({ remaining: 0, resetMs: 60_000, quota: 500, replenishes: true });
+    expect(spentForMs(hint)).toBe(120);
+  });
+
+  test('without the limit, the whole reset', () => {
+    const hint = parseRateLimitHeaders(
+      headers({ 'x-ratelimit-remaining-requests': '0', 'x-ratelimit-reset-requests': '6m0s' }),
+      NOW,
+    );
+    expect(spentForMs(hint)).toBe(360_000);
+  });
+});
+
+describe("Anthropic's fields: a reset is an RFC 3339 time", () => {
+  test('read against the clock', () => {
+    const hint = parseRateLimitHeaders(
+      headers({
+        'anthropic-ratelimit-requests-limit': '50',
+        'anthropic-ratelimit-requests-remaining': '0',
+        'anthropic-ratelimit-requests-reset': new Date(NOW + 30_000).toISOString(),
+      }),
+      NOW,
+    );
+    expect(hint).toEqual({ remaining: 0, resetMs: 30_000, quota: 50, replenishes: true });
+    expect(spentForMs(hint)).toBe(600);
+  });
+
+  test.each<[string, number | undefined]>([
+    ['2026-12-03T06:00:30Z', 30_000],
+    ['2026-12-03T07:00:30+01:00', 30_000],
+    ['2026-12-03T06:00:30.250Z', 30_250],
+    ['2026-12-03T05:00:00Z', 0],
+    ['2026-12-03 06:00:30Z', 30_000],
+    ['Thu, 03 Dec 2026 06:00:30 GMT', undefined],
+    ['2026-12-03', undefined],
+    ['1733205630', undefined],
+    ['2026-13-45T99:99:99Z', undefined],
+  ])('%p is %p ms from now', (value, ms) => expect(parseInstant(value, NOW)).toBe(ms));
+});
+
+describe('which answers are throttles', () => {
+  const spent = { remaining: 0, resetMs: 60_000 };
+  test.each<[number, number | undefined, object | undefined, boolean]>([
+    [429, undefined, undefined, true],
+    [403, undefined, spent, true],
+    [403, 60_000, undefined, true],
+    [403, undefined, undefined, false],
+    [403, undefined, { remaining: 3, resetMs: 60_000 }, false],
+    [503, 1000, undefined, true],
+    [503, undefined, undefined, false],
+    [529, 1000, undefined, true],
+    [529, undefined, undefined, false],
+    [500, 1000, spent, false],
+    [200, undefined, spent, false],
+  ])('%i with wait %p and hint %p: %p', (status, wait, hint, throttle) =>
+    expect(isThrottle(status, wait, hint)).toBe(throttle),
+  );
+
+  test('every dialect that can say "spent" is looked for on a success', () => {
+    for (const name of [
+      'ratelimit',
+      'ratelimit-remaining',
+      'x-ratelimit-remaining',
+      'x-ratelimit-remaining-requests',
+      'anthropic-ratelimit-requests-remaining',
+    ]) {
+      expect(mayBeSpent({ [name]: '0' })).toBe(true);
+    }
+    expect(mayBeSpent({ 'content-type': 'text/plain', 'x-ratelimit-limit': '60' })).toBe(false);
+  });
+});
+
 describe('malformed values are ignored, never NaN', () => {
   test.each([
     { ratelimit: 'r=abc;t=-1' },
@@ -97,10 +199,14 @@ describe('malformed values are ignored, never NaN', () => {
     { 'x-ratelimit-remaining': 'NaN', 'x-ratelimit-reset': 'Infinity' },
     { 'x-ratelimit-reset': '1e99' },
     { 'ratelimit-policy': '"p";q=0;w=0' },
+    { 'x-ratelimit-remaining-requests': '0', 'x-ratelimit-reset-requests': '1e3s', 'x-ratelimit-limit-requests': '0' },
+    { 'anthropic-ratelimit-requests-remaining': '-1', 'anthropic-ratelimit-requests-reset': 'soon' },
   ])('%p', (h) => {
     const hint = parseRateLimitHeaders(headers(h), NOW);
-    for (const value of Object.values(hint ?? {})) expect(Number.isFinite(value)).toBe(true);
+    for (const value of Object.values(hint ?? {})) if (value !== true) expect(Number.isFinite(value)).toBe(true);
     expect(policyRate(hint)).toBeUndefined();
+    const waitMs = spentForMs(hint);
+    if (waitMs !== undefined) expect(Number.isFinite(waitMs)).toBe(true);
   });
 
   test('no headers: no hint', () => {

@@ -227,7 +227,7 @@ test('a success that spent the quota holds the rate where it is for a step', asy
   queueUp(limiter, 50, released);
   const before = limiter.ratePerSecond;
   for (let t = 0; t < 10; t++) {
-    limiter.atLimit();
+    limiter.spentOnSuccess({});
     await jest.advanceTimersByTimeAsync(STEP_MS - 1);
   }
   expect(limiter.ratePerSecond).toBe(before);

@@ -53,6 +53,10 @@ export class CallRun {
   sentAt = -Infinity;
   /** The last attempt was throttled (429, 503 with a server wait, a spent quota): its retry waits its turn. */
   throttled = false;
+  /** The last attempt was throttled with its quota spent: when the quota frees a request (ms from then). */
+  quotaWaitMs: number | undefined;
+  /** When the retry now pending was decided (its wait in `delaysMs` runs from here). */
+  decidedAt = 0;
 
   /** `counted`: the call began under a closed breaker, its first attempt sent before it got here. */
   constructor(context: CallContext, counted = false) {
@@ -93,9 +97,9 @@ export class CallRun {
     return this.route.corsSensitive;
   }
 
-  /** The key of the rate limiter of the origin the call goes to now (the breaker's key): it follows a failover. */
+  /** The key of the rate limiter the call counts against where it goes now: it follows a failover. */
   get limiterKey(): string {
-    return this.route.breakerKey;
+    return this.route.limiterKey;
   }
 
   /**

@@ -44,6 +44,7 @@ export class CallState implements RetryState {
   declare hookError?: unknown;
   declare hedges?: number;
   declare hedgeWon?: boolean;
+  declare retryAt?: number;
   readonly #call: Call;
 
   constructor(call: Call) {

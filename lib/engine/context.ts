@@ -16,6 +16,8 @@ export interface Shared {
   breakers: BreakerRegistry | undefined;
   /** Which breaker guards a call, when `breaker.key` is set (else its origin). */
   breakerKey: ((config: InternalAxiosRequestConfig, origin: string) => string) | undefined;
+  /** Which rate limiter paces a call, when `rateLimit.key` is set (else its origin). */
+  limiterKey: ((config: InternalAxiosRequestConfig) => string) | undefined;
   /** Ends pending waits and hooks when the plugin closes. */
   closers: Set<() => void>;
   /** Set by plugin.close(): from then on no call starts a new wait. */

@@ -1,7 +1,7 @@
 import { AxiosHeaders, isCancel } from 'axios';
 import type { AxiosError, AxiosResponse, AxiosResponseHeaders } from 'axios';
 import { classify } from '../policy/classify';
-import { parseShouldRetry } from '../policy/rate-limit-headers';
+import { isThrottle, parseRateLimitHeaders, parseShouldRetry, serverWaitMs } from '../policy/rate-limit-headers';
 import type { Decision } from '../policy/classify';
 import { resolveCallOptions } from '../policy/options';
 import type { RetryContext, RetryDecision } from '../types';
@@ -41,7 +41,7 @@ export async function judge(run: CallRun, attempt: Attempt): Promise<Verdict> {
   if (run.deadline.endedAttempt(error)) return { end: { error, stopReason: 'deadline' } };
   const keyed = run.state.idempotencyKey !== undefined;
   const facts = { error, method: run.method, keyed, deduped: run.call.deduped, data: run.config.data };
-  const decision = serverSays(classify(facts, options), response);
+  const decision = serverSays(classify(facts, options), response, run.shared.now());
   // A cancel is never retried, whatever a predicate says (a body that cannot be sent again is the plan's).
   if (options.shouldRetry === undefined || isCancel(error)) return { decision };
   const asked = await ask(run, error as AxiosError, response, decision);
@@ -54,14 +54,21 @@ export async function judge(run: CallRun, attempt: Attempt): Promise<Verdict> {
 }
 
 /**
- * The server's explicit say (`x-should-retry: true|false`, as OpenAI's and Anthropic's servers send)
- * over the table: it knows whether the request was processed. A cancel stays a cancel.
+ * The server's explicit say over the table: `x-should-retry: true|false` (OpenAI's and Anthropic's
+ * servers) or Stripe's `Stripe-Should-Retry`, as it knows whether the request was processed; and a
+ * 403 that is a throttle (its quota is spent, or it asks for a wait: GitHub's limits), which was not
+ * processed, so it is retried as a 429 is. A cancel stays a cancel.
  */
-function serverSays(decision: Decision, response: AxiosResponse | undefined): Decision {
+function serverSays(decision: Decision, response: AxiosResponse | undefined, nowMs: number): Decision {
   if (response === undefined || (!decision.retry && decision.stopReason === 'aborted')) return decision;
-  const says = parseShouldRetry(headerReader(response.headers)('x-should-retry'));
+  const read = headerReader(response.headers);
+  const header = read('x-should-retry') === undefined ? 'stripe-should-retry' : 'x-should-retry';
+  const says = parseShouldRetry(read(header));
+  if (says === false) return { retry: false, stopReason: 'not-retryable', reason: `${header}: false` };
   if (says === true) return { retry: true, reason: decision.reason };
-  if (says === false) return { retry: false, stopReason: 'not-retryable', reason: 'x-should-retry: false' };
+  if (response.status === 403 && isThrottle(403, serverWaitMs(read, nowMs), parseRateLimitHeaders(read, nowMs))) {
+    return { retry: true, reason: '403' };
+  }
   return decision;
 }
 
@@ -107,7 +114,7 @@ function asCallerSees(run: CallRun, response: AxiosResponse): AxiosResponse {
 
 /** Options of `isRetryableFailure`; everything is optional. */
 export interface RetryableFailureOptions {
-  /** @default [408, 429, 502, 503, 504] */
+  /** @default [408, 429, 502, 503, 504, 529] */
   statusCodes?: readonly number[];
   /** @default the plugin's default network codes */
   errorCodes?: readonly string[];

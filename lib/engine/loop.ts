@@ -12,7 +12,8 @@ import { judge } from './judge';
 import { circuitOpen, finish, interrupted, stop } from './outcome';
 import type { Outcome } from './outcome';
 import { plan } from './plan';
-import { activeLimiter, headerReader, observe, responseOf, serverWaitMs, takeTurn } from './rate-gate';
+import { serverWaitMs } from '../policy/rate-limit-headers';
+import { activeLimiter, headerReader, observe, responseOf, takeTurn } from './rate-gate';
 import type { Wait } from './plan';
 
 /**
@@ -58,8 +59,8 @@ async function loop(run: CallRun, first: Attempt | undefined): Promise<AxiosResp
     if ('end' in verdict) return finish(run, verdict.end);
     const planned = await retry(run, verdict.decision);
     if (!('delayMs' in planned)) return finish(run, planned);
-    // A retry paced by the limiter waits in its queue (in `send`), not on a timer of its own.
-    const interruption = await wait(run, planned.paced === true ? 0 : planned.delayMs);
+    // Its own wait here; its turn at the key's limiter, if on, in `send` (counted into `delaysMs` there).
+    const interruption = await wait(run, planned.timerMs);
     if (interruption !== undefined) return finish(run, interruption);
     attempt = await send(run);
   }
@@ -135,8 +136,9 @@ async function retry(run: CallRun, decision: Decision): Promise<Outcome | Wait> 
   const retry = run.retries++;
   // Read only when a retry is otherwise possible: a stream still being sent is read to its end first.
   const bodyReplayable = decision.retry && retry < options.retries ? await run.body.replayable() : true;
-  // A throttled attempt's retry waits its turn in the origin's queue, which holds the server's wait.
-  const limiter = run.throttled ? activeLimiter(run) : undefined;
+  // While the key's limiter is on, the retry waits its turn there (a throttle's server wait holds the queue).
+  const limiter = activeLimiter(run);
+  const heldForMs = limiter?.heldForMs() ?? 0;
   const step = plan(
     {
       decision,
@@ -144,16 +146,21 @@ async function retry(run: CallRun, decision: Decision): Promise<Outcome | Wait> 
       bodyReplayable,
       suspectedCors: run.corsSensitive && shared.cors.suspect(run.origin, run.failure),
       closed: shared.closed,
-      retryAfterMs: serverWaitMs(headerReader(responseOf(run.last)?.headers), shared.now()),
+      retryAfterMs: serverWaitMs(headerReader(responseOf(run.last)?.headers), shared.now()) ?? run.quotaWaitMs,
+      throttled: run.throttled,
       queueWaitMs: limiter === undefined ? undefined : limiter.full ? Infinity : Math.ceil(limiter.expectedWaitMs()),
+      heldForMs,
       previousDelayMs: run.previousDelayMs,
       timeLeftMs: run.deadline.timeLeft(),
       breakerRefuses: run.gate.refusing,
     },
     options,
   );
-  if ('stop' in step) return step.stop === 'circuit-open' ? circuitOpen(run) : stop(run, step.stop);
-  if (step.source === 'backoff') run.previousDelayMs = Math.max(step.delayMs, options.baseDelayMs);
+  if ('stop' in step) {
+    if (step.stop === 'rate-limited' && heldForMs > options.maxDelayMs) state.retryAt = shared.now() + heldForMs;
+    return step.stop === 'circuit-open' ? circuitOpen(run) : stop(run, step.stop);
+  }
+  if (step.backoff === true) run.previousDelayMs = Math.max(step.timerMs, options.baseDelayMs);
   // Last, so a retry refused for another reason does not spend a token. A throttled call's retry
   // needs none: the limiter's queue already holds it to the rate the server allows.
   if (step.paced !== true && !(await run.token.take())) return stop(run, 'budget-exhausted');
@@ -183,7 +190,10 @@ async function retry(run: CallRun, decision: Decision): Promise<Outcome | Wait> 
     const ended = await runHook(() => onRetry(event), run);
     if (ended.how !== 'done') return interrupted(run, ended, () => run.deadline.error(run.config));
   }
-  state.delaysMs.push(step.delayMs);
+  // The wait as it happens: its own wait now; if it then waits its turn at the limiter, the whole
+  // wait from here to the send, by the clock (`waitTurn`).
+  state.delaysMs.push(step.timerMs);
+  run.decidedAt = shared.now();
   return step;
 }
 

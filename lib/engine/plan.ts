@@ -24,7 +24,10 @@ export interface RetryFacts {
   suspectedCors: boolean;
   /** `plugin.close()` was called. */
   closed: boolean;
-  /** What the server's `Retry-After` asks for, in ms; `undefined` without a valid one. */
+  /**
+   * What the server asks this call to wait, in ms: its `Retry-After` (or `retry-after-ms`), else for
+   * a throttle, its spent quota's reset; `undefined` without a valid one.
+   */
   retryAfterMs: number | undefined;
   /** The wait before the last retry (decorrelated jitter grows from it). */
   previousDelayMs: number;
@@ -34,11 +37,15 @@ export interface RetryFacts {
   breakerRefuses: boolean;
   /** The body can be sent again (a stream kept whole, within `replay.maxBytes`, or a body factory). */
   bodyReplayable: boolean;
+  /** The attempt was throttled (`isThrottle`): its retry waits its turn at the key's limiter. */
+  throttled?: boolean;
   /**
-   * The attempt was throttled and its origin's rate limiter is on: how long the retry would wait
-   * for its turn in the queue, in ms (`Infinity` when the queue is full). `undefined` otherwise.
+   * The key's rate limiter is on: how long a retry would wait for its turn, in ms, the key's hold
+   * included (`Infinity` when the queue is full). `undefined` otherwise.
    */
   queueWaitMs?: number | undefined;
+  /** How long the key is held from now (a server's pause, a spent quota's reset), in ms; 0 or absent when it is not. */
+  heldForMs?: number;
 }
 
 export type PlanOptions = Pick<
@@ -51,9 +58,14 @@ export type DelaySource = 'backoff' | 'retry-after' | 'rate-limit';
 
 /** Retry after this wait. */
 export interface Wait {
+  /** The whole wait expected before the retry is sent: its own wait, or its turn at the key's limiter if longer. */
   delayMs: number;
   source: DelaySource;
-  /** The wait is a turn in the origin's rate-limiter queue (it needs no timer and no budget token). */
+  /** The call's own wait (a backoff or the server's wait), slept before it takes its turn at the limiter. */
+  timerMs: number;
+  /** `timerMs` is a computed backoff (decorrelated jitter grows from it). */
+  backoff?: true;
+  /** A throttled attempt's retry: paced by the key's limiter, it needs no budget token. */
   paced?: true;
 }
 
@@ -74,6 +86,8 @@ const BEFORE_WAIT: readonly Guard[] = [
         : decision.stopReason,
   // Never a truncated or empty retry: a stream past the replay bound was sent once.
   ({ bodyReplayable }) => (bodyReplayable ? undefined : 'body-not-replayable'),
+  // The key's quota is spent until later than any wait may last: say when, rather than wait.
+  ({ heldForMs }, { maxDelayMs }) => (heldForMs !== undefined && heldForMs > maxDelayMs ? 'rate-limited' : undefined),
   ({ retry }, { retries }) => (retry >= retries ? 'retries-exhausted' : undefined),
   // A suspected CORS refusal gets one retry (for a blip at first contact), not all of them.
   ({ retry, suspectedCors }) => (retry >= 1 && suspectedCors ? 'cors-suspected' : undefined),
@@ -83,10 +97,10 @@ const BEFORE_WAIT: readonly Guard[] = [
 
 /** Guards that judge the chosen wait, in order. */
 const AFTER_WAIT: readonly WaitGuard[] = [
-  // The origin's queue is at its bound, or waiting in it would outlast the deadline (a server's own
+  // The key's queue is at its bound, or waiting in it would outlast the deadline (a server's own
   // Retry-After past the deadline stays 'deadline', as without a limiter).
-  ({ timeLeftMs }, { delayMs, source, paced }) =>
-    paced && (delayMs === Infinity || (source === 'rate-limit' && timeLeftMs !== undefined && delayMs >= timeLeftMs))
+  ({ timeLeftMs }, { delayMs, source }) =>
+    delayMs === Infinity || (source === 'rate-limit' && timeLeftMs !== undefined && delayMs >= timeLeftMs)
       ? 'rate-limited'
       : undefined,
   ({ timeLeftMs }, { delayMs }) => (timeLeftMs !== undefined && delayMs >= timeLeftMs ? 'deadline' : undefined),
@@ -97,24 +111,24 @@ const AFTER_WAIT: readonly WaitGuard[] = [
 /**
  * The wait: the server's `Retry-After` beats our guess, within the cap (or, with
  * `retryAfter: 'fail'`, a longer one stops the call). `0` or a past date means "no advice", and
- * then the jittered backoff still spreads the callers out.
+ * then the jittered backoff still spreads the callers out; a throttle with no advice waits that
+ * backoff too, as a 503 would, before its turn. While the key's limiter is on the retry then waits
+ * its turn, and the wait reported is the longer of the two.
  */
 function chooseWait(facts: RetryFacts, options: PlanOptions): Step {
   const asked = facts.retryAfterMs;
   if (asked !== undefined && asked > options.maxDelayMs && options.retryAfter === 'fail') {
     return { stop: 'retry-after-too-long' };
   }
-  // The limiter's queue paces a throttled retry; the server's wait holds the queue itself.
-  if (facts.queueWaitMs !== undefined) {
-    // The server's own wait (clamped) is what the call waits at least: the queue's pause holds it.
-    if (asked !== undefined && asked > 0) {
-      const delayMs = Math.max(facts.queueWaitMs, Math.min(asked, options.maxDelayMs));
-      return { delayMs, source: 'retry-after', paced: true };
-    }
-    return { delayMs: facts.queueWaitMs, source: 'rate-limit', paced: true };
-  }
+  const queued = facts.queueWaitMs;
+  const paced = facts.throttled === true && queued !== undefined ? ({ paced: true } as const) : {};
   if (asked !== undefined && asked > 0) {
-    return { delayMs: Math.min(asked, options.maxDelayMs), source: 'retry-after' };
+    const serverWait = Math.min(asked, options.maxDelayMs);
+    // A throttle's wait that holds the key's whole queue: the retry waits in it, on no timer of its own.
+    if ('paced' in paced && (facts.heldForMs ?? 0) >= serverWait) {
+      return { delayMs: Math.max(queued!, serverWait), source: 'retry-after', timerMs: 0, ...paced };
+    }
+    return queuedAfter({ delayMs: serverWait, source: 'retry-after', timerMs: serverWait, ...paced }, queued);
   }
   const input = {
     retry: facts.retry,
@@ -122,7 +136,13 @@ function chooseWait(facts: RetryFacts, options: PlanOptions): Step {
     maxDelayMs: options.maxDelayMs,
     previousDelayMs: facts.previousDelayMs,
   };
-  return { delayMs: computeBackoff(options.jitter, input, options.random), source: 'backoff' };
+  const backoff = computeBackoff(options.jitter, input, options.random);
+  return queuedAfter({ delayMs: backoff, source: 'backoff', timerMs: backoff, backoff: true, ...paced }, queued);
+}
+
+/** The call's own wait, then its turn at the key's limiter (if on): reported as the longer. */
+function queuedAfter(own: Wait, queuedMs: number | undefined): Wait {
+  return queuedMs === undefined || queuedMs <= own.delayMs ? own : { ...own, delayMs: queuedMs, source: 'rate-limit' };
 }
 
 /** Retry after a wait, or stop with a reason. */

@@ -1,10 +1,16 @@
 import { AxiosError, AxiosHeaders } from 'axios';
 import type { AxiosResponse, AxiosResponseHeaders } from 'axios';
-import type { RateLimiter } from '../guards/rate-limiter';
-import type { RateLimiters } from '../guards/rate-limiters';
-import { parseRateLimitHeaders, parseRetryAfterMs, policyRate, quotaSpent } from '../policy/rate-limit-headers';
+import type { RateLimiter, Throttle } from '../guards/rate-limiter';
+import {
+  isThrottle,
+  mayBeSpent,
+  parseRateLimitHeaders,
+  policyRate,
+  quotaSpent,
+  serverWaitMs,
+  spentForMs,
+} from '../policy/rate-limit-headers';
 import type { RateLimitHint } from '../policy/rate-limit-headers';
-import { parseRetryAfter } from '../policy/retry-after';
 import type { Attempt, CallRun } from './call-run';
 import type { Shared } from './context';
 import { interruptible } from './hooks';
@@ -33,11 +39,6 @@ export function headerReader(headers: unknown): (name: string) => string | undef
   };
 }
 
-/** The server's wait in ms: `retry-after-ms` first (finer), then `Retry-After`. */
-export function serverWaitMs(read: (name: string) => string | undefined, nowMs: number): number | undefined {
-  return parseRetryAfterMs(read('retry-after-ms')) ?? parseRetryAfter(read('retry-after'), nowMs);
-}
-
 /** The response an attempt ended in (a resolved one, or the one its error carries). */
 export function responseOf(attempt: Attempt | undefined): { status?: unknown; headers?: unknown } | undefined {
   if (attempt === undefined) return undefined;
@@ -47,110 +48,113 @@ export function responseOf(attempt: Attempt | undefined): { status?: unknown; he
 }
 
 /**
- * Whether an answer's headers may say the quota is spent (`RateLimit`, `RateLimit-Remaining` or
- * `X-RateLimit-Remaining` present): read on every success, so three property reads where none is
- * there. Adapters hand headers over in lower case; one in another case is read at the next 429.
- */
-export function mayBeSpent(headers: unknown): boolean {
-  if (headers === null || typeof headers !== 'object') return false;
-  const h = headers as Record<string, unknown>;
-  return (
-    h['ratelimit'] !== undefined || h['x-ratelimit-remaining'] !== undefined || h['ratelimit-remaining'] !== undefined
-  );
-}
-
-/**
- * Tells the origin's limiter what an attempt's answer says: a 429, or a 503 with a server wait, is
- * a throttle (it engages the limiter, or cuts its rate), and so is a success that spent the quota
- * while the limiter is off (it engages before the first 429); any other answer is a success for its
- * measurement, and its `RateLimit` headers pace it. Marks the call `throttled` so its retry waits in
- * the queue, not on a token of the budget.
+ * Tells the key's limiter what an attempt's answer says. A throttle (`isThrottle`: a 429; a 403 that
+ * says the quota is spent or asks for a wait; a 503 or 529 that asks for a wait) engages the
+ * limiter, or cuts its rate, and holds the key for the server's wait or the quota's reset; any other
+ * answer is a success for its measurement, and its headers pace it: one saying the quota is spent
+ * engages the limiter before the first refusal, and may hold the key until the reset. Marks the call
+ * `throttled` so its retry waits its turn, not on a token of the budget.
  */
 export function observe(run: CallRun, attempt: Attempt): void {
   run.throttled = false;
+  run.quotaWaitMs = undefined;
   const limiters = run.shared.limiters;
   if (limiters === undefined) return;
   const response = responseOf(attempt);
   if (response === undefined) return;
   const status = response.status;
   const existing = limiters.engaged === 0 ? undefined : limiters.get(run.limiterKey);
-  // An answer from an origin that is not throttled, and no throttle itself: nothing to read.
-  if (status !== 429 && status !== 503 && existing?.state !== 'on' && !mayBeSpent(response.headers)) return;
+  // An answer from a key that is not throttled, and no throttle itself: nothing to read.
+  if (!MAY_THROTTLE.has(status) && existing?.state !== 'on' && !headersMaySpend(response.headers)) return;
   const now = run.shared.now();
   const read = headerReader(response.headers);
   const waitMs = serverWaitMs(read, now);
   const hint = parseRateLimitHeaders(read, now);
-  const refused = status === 429 || (status === 503 && waitMs !== undefined && waitMs > 0);
   const rate = policyRate(hint);
-  if (refused) {
+  const hold = holdOf(run.options.maxDelayMs, waitMs, hint, rate);
+  if (isThrottle(status, waitMs, hint)) {
     run.throttled = true;
+    run.quotaWaitMs = spentForMs(hint);
     const limiter = existing ?? limiters.for(run.limiterKey);
-    limiter.throttled({ sentAt: run.sentAt, policyRate: rate, ...holdOf(run.options.maxDelayMs, waitMs, hint, rate) });
+    limiter.throttled({ sentAt: run.sentAt, policyRate: rate, ...hold });
   } else if (existing?.state === 'on') {
     existing.succeeded();
-    // A success that spent the quota without a stated rate: the pace is at the server's limit.
-    if (quotaSpent(hint) && rate === undefined) existing.atLimit();
-    else existing.hinted(rate);
+    if (quotaSpent(hint)) existing.spentOnSuccess(hold);
+    existing.hinted(rate);
   } else if (quotaSpent(hint)) {
-    engageAtSpentQuota(limiters, run.limiterKey, hint, rate, run.options.maxDelayMs);
+    engageAtSpentQuota(limiters.for(run.limiterKey), rate, hold);
   }
 }
 
-/** A success that spent the quota of an origin not being paced: the next call would be refused, so the limiter engages now. */
-function engageAtSpentQuota(
-  limiters: RateLimiters,
-  key: string,
-  hint: RateLimitHint | undefined,
-  rate: number | undefined,
-  maxDelayMs: number,
-): void {
-  limiters.for(key).throttled({ sentAt: -Infinity, policyRate: rate, ...holdOf(maxDelayMs, undefined, hint, rate) });
+/** Statuses that may be a throttle (`isThrottle` decides, from the headers). */
+const MAY_THROTTLE = new Set<unknown>([429, 403, 503, 529]);
+
+function headersMaySpend(headers: unknown): boolean {
+  return headers !== null && typeof headers === 'object' && mayBeSpent(headers as Record<string, unknown>);
+}
+
+/** A success that spent the quota of a key not being paced: the next call would be refused, so the limiter engages now. */
+function engageAtSpentQuota(limiter: RateLimiter, rate: number | undefined, hold: Hold): void {
+  limiter.throttled({ sentAt: -Infinity, policyRate: rate });
+  limiter.spentOnSuccess(hold);
 }
 
 /**
  * The fast path's one look at rate limits, on a first attempt's success: where its headers say the
- * quota is spent, the origin's limiter engages before the first 429.
+ * quota is spent, the key's limiter engages before the first refusal.
  */
 export function noteSuccess(shared: Shared, key: string, maxDelayMs: number, response: AxiosResponse): void {
   const limiters = shared.limiters;
-  if (limiters === undefined || !mayBeSpent(response.headers)) return;
-  const hint = parseRateLimitHeaders(headerReader(response.headers), shared.now());
-  if (quotaSpent(hint)) engageAtSpentQuota(limiters, key, hint, policyRate(hint), maxDelayMs);
+  if (limiters === undefined || !headersMaySpend(response.headers)) return;
+  const now = shared.now();
+  const hint = parseRateLimitHeaders(headerReader(response.headers), now);
+  if (!quotaSpent(hint)) return;
+  const rate = policyRate(hint);
+  engageAtSpentQuota(limiters.for(key), rate, holdOf(maxDelayMs, undefined, hint, rate));
 }
 
+type Hold = Pick<Throttle, 'pauseMs' | 'resetMs'>;
+
 /**
- * How long a throttle holds the origin, within `maxDelayMs`: the server's wait (`pauseMs`); else,
- * for a spent quota, one request's share of the policy's window when its rate is known (the pace
- * covers the rest, where a reset rounded up to whole seconds would hold the origin too long), or
- * its reset (`resetMs`, which the limiter trusts once confirmed).
+ * How long an answer holds its key:
+ * - the server's wait (`Retry-After`, `retry-after-ms`), within `maxDelayMs`: `pauseMs`;
+ * - a quota spent for longer than `maxDelayMs`: `pauseMs`, not clamped: the key refuses calls
+ *   until then (`heldForMs`), as no call may wait that long;
+ * - a quota spent until a reset within `maxDelayMs`: `resetMs`, which holds the key once its resets
+ *   proved real (`RateLimiter.confirmedReset`); until then, where the policy states a rate, one
+ *   request's share of its window (`pauseMs`; the pace covers the rest).
  */
 function holdOf(
   maxDelayMs: number,
   waitMs: number | undefined,
   hint: RateLimitHint | undefined,
   rate: number | undefined,
-): { pauseMs?: number; resetMs?: number } {
-  const clamp = (ms: number): number => Math.min(ms, maxDelayMs);
-  if (waitMs !== undefined && waitMs > 0) return { pauseMs: clamp(waitMs) };
-  if (!quotaSpent(hint) || hint?.resetMs === undefined) return {};
-  return rate === undefined
-    ? { resetMs: clamp(hint.resetMs) }
-    : { pauseMs: clamp(Math.min(hint.resetMs, 1000 / rate)) };
-}
-
-/** The error of a call the limiter turned away before it sent anything (its queue was full, or its deadline too near). */
-function rateLimitedError(run: CallRun): AxiosError {
-  return new AxiosError(
-    `axios-resilience: ${run.limiterKey} is rate-limited and the call would wait past its deadline or the queue bound`,
-    'ERR_RATE_LIMITED',
-    run.config,
-  );
+): Hold {
+  if (waitMs !== undefined && waitMs > 0) return { pauseMs: Math.min(waitMs, maxDelayMs) };
+  const spentFor = spentForMs(hint);
+  if (spentFor === undefined) return {};
+  if (spentFor > maxDelayMs) return { pauseMs: spentFor };
+  return rate === undefined ? { resetMs: spentFor } : { resetMs: spentFor, pauseMs: Math.min(spentFor, 1000 / rate) };
 }
 
 /**
- * Waits for the attempt's turn while the origin's limiter is on: `undefined` (no promise) when the
- * origin is not throttled; else a promise of `undefined` once it may go. A call that would wait past its
- * deadline, or finds the queue full, stops with `rate-limited`; a cancel or `close()` ends the wait.
+ * The error of a call the limiter turned away before it sent anything: its key's quota is spent
+ * until `retryAt` (epoch ms, the plugin's clock), or its queue was full, or its deadline too near.
+ */
+function rateLimitedError(run: CallRun, retryAt?: number): AxiosError {
+  const why =
+    retryAt === undefined
+      ? 'the call would wait past its deadline or the queue bound'
+      : `its quota is spent until ${new Date(retryAt).toISOString()}; nothing was sent`;
+  return new AxiosError(`axios-resilience: ${run.limiterKey} is rate-limited: ${why}`, 'ERR_RATE_LIMITED', run.config);
+}
+
+/**
+ * Waits for the attempt's turn while the key's limiter is on: `undefined` (no promise) when the
+ * key is not throttled; else a promise of `undefined` once it may go. A key held longer than
+ * `maxDelayMs` (a spent quota) refuses the call at once, with `retryState.retryAt`; a call that would
+ * wait past its deadline, or finds the queue full, stops with `rate-limited`; a cancel or `close()`
+ * ends the wait. A retry's time in the queue is added to its entry in `delaysMs`.
  */
 export function takeTurn(run: CallRun): Promise<Outcome | undefined> | undefined {
   const limiter = activeLimiter(run);
@@ -159,6 +163,12 @@ export function takeTurn(run: CallRun): Promise<Outcome | undefined> | undefined
 }
 
 async function waitTurn(run: CallRun, limiter: RateLimiter): Promise<Outcome | undefined> {
+  const { shared, state } = run;
+  const heldForMs = limiter.heldForMs();
+  if (heldForMs > run.options.maxDelayMs) {
+    state.retryAt = shared.now() + heldForMs;
+    return stop(run, 'rate-limited', run.failure ?? rateLimitedError(run, state.retryAt));
+  }
   const timeLeft = run.deadline.timeLeft();
   if (timeLeft !== undefined && limiter.expectedWaitMs() >= timeLeft) {
     return stop(run, 'rate-limited', run.failure ?? rateLimitedError(run));
@@ -174,6 +184,8 @@ async function waitTurn(run: CallRun, limiter: RateLimiter): Promise<Outcome | u
     }
   }
   // Only a paced attempt needs its send time: a throttle of one sent before the last cut cuts no further.
-  run.sentAt = run.shared.now();
+  run.sentAt = shared.now();
+  // A retry that waited its turn: its wait is all the time since it was decided.
+  if (turn !== 'go' && state.attempts > 0) state.delaysMs[state.delaysMs.length - 1] = run.sentAt - run.decidedAt;
   return undefined;
 }

@@ -15,6 +15,8 @@ export interface Route {
   readonly origin: string;
   /** Which breaker guards the call here: `breaker.key(config, origin)`, or the origin. */
   readonly breakerKey: string;
+  /** Which rate limiter paces the call here: `rateLimit.key(config)`, or the origin. */
+  readonly limiterKey: string;
   readonly budget: RetryBudgetLike | undefined;
   readonly guard: Guard | undefined;
   /** In a browser, cross-origin, with the plugin's headers: an ERR_NETWORK may be a CORS refusal. */
@@ -26,6 +28,7 @@ export interface RouteSources {
   budgetFor(origin: string): RetryBudgetLike | undefined;
   breakers: BreakerRegistry | undefined;
   breakerKey: ((config: InternalAxiosRequestConfig, origin: string) => string) | undefined;
+  limiterKey: ((config: InternalAxiosRequestConfig) => string) | undefined;
   cors: CorsEvidence;
 }
 
@@ -34,7 +37,7 @@ export function destination(config: InternalAxiosRequestConfig): string {
   return originOf(config.url, config.baseURL);
 }
 
-/** The route to `origin`. Throws when `breaker.key()` does. */
+/** The route to `origin`. Throws when `breaker.key()` or `rateLimit.key()` does. */
 export function routeTo(
   origin: string,
   config: InternalAxiosRequestConfig,
@@ -47,6 +50,7 @@ export function routeTo(
   return {
     origin,
     breakerKey,
+    limiterKey: shared.limiterKey === undefined ? origin : shared.limiterKey(config),
     budget: shared.budgetFor(origin),
     guard: shared.breakers?.for(breakerKey),
     corsSensitive: shared.cors.applies(origin, state, options),

@@ -29,7 +29,7 @@ export function runCall(
   if (
     options.plain &&
     // An origin that never throttled: one field check. A throttled one's calls wait their turn in the loop.
-    context.shared.limiters?.active(context.route.breakerKey) === undefined &&
+    context.shared.limiters?.active(context.route.limiterKey) === undefined &&
     !context.route.corsSensitive &&
     !needsPreparing(config.data, options.retries) &&
     (context.route.guard?.closed ?? true)
@@ -58,7 +58,7 @@ function firstAttempt(context: CallContext): Promise<AxiosResponse> {
     return retry(error);
   }
   const { shared, options } = context;
-  const key = context.route.breakerKey;
+  const key = context.route.limiterKey;
   return sent.then((response) => {
     noteSuccess(shared, key, options.maxDelayMs, response);
     return guard === undefined ? response : guard.succeed(response);

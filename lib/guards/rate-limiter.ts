@@ -17,7 +17,9 @@ import type { LimiterState, RateLimitEvent, RateLimitPacing, RateLimiterView } f
  * - **grow**: while calls queue, the rate closes on the capacity quickly, then probes past it
  *   slowly (`PROBE`), so a server that allows more is found;
  * - **pause**: a `Retry-After` holds the whole queue until then; so does a spent quota's reset,
- *   once a second refusal shows it is real (a reset in whole seconds can be a second late);
+ *   once a refusal after the quota was said to be spent shows the reset is real (a token bucket
+ *   that reports when it is full again refills long before): from then on every spent quota of
+ *   this key holds it until its reset, so a fixed window draws no more refusals;
  * - **relax**: `RELAX_MS` without a throttle and an empty queue switch the limiter off.
  *
  * Pure of axios: times come from the injected clock. Its one timer runs only while a call waits
@@ -29,13 +31,16 @@ import type { LimiterState, RateLimitEvent, RateLimitPacing, RateLimiterView } f
 export interface Throttle {
   /** When the throttled attempt was sent (the clock's ms); earlier than the last cut means "already answered". */
   sentAt: number;
-  /** Hold the origin this long (a `Retry-After`, a spent quota's reset), already clamped. */
+  /**
+   * Hold the origin this long: a `Retry-After` (clamped to `maxDelayMs`), or a spent quota's reset
+   * beyond `maxDelayMs` (not clamped: calls are then refused until it, see `heldForMs`).
+   */
   pauseMs?: number | undefined;
   /** A rate the server's policy states, per second. */
   policyRate?: number | undefined;
   /**
-   * A spent quota's reset (ms from now, already clamped), with no server wait: it holds the origin
-   * only once a second refusal confirms it (see `confirmedReset`).
+   * A spent quota's reset (ms from now, within `maxDelayMs`), with no server wait: it holds the
+   * origin once the key's resets are known to be real (see `confirmedReset`).
    */
   resetMs?: number | undefined;
 }
@@ -79,8 +84,13 @@ export class RateLimiter implements RateLimiterView {
   private gentle = false;
   private pauseEndedAt = 0;
   private engagedAt = 0;
-  /** A spent quota's reset heard at a refusal, not yet confirmed (cleared by any success). */
-  private spent: { heardAt: number; until: number } | undefined;
+  /**
+   * A spent quota's reset heard, not yet confirmed: a refusal of a call sent from `confirmsFrom`
+   * on, before `until`, confirms it (cleared by any success that does not say the quota is spent).
+   */
+  private spent: { confirmsFrom: number; until: number } | undefined;
+  /** This key's resets proved real once: a spent quota now holds it until its reset at once. */
+  private resetsHold = false;
   /** Successes in the last second, in `STEP_MS` buckets; `bucketAt` is the start of `buckets[0]`. */
   private readonly buckets = new Array<number>(WINDOW_MS / STEP_MS).fill(0);
   private bucketAt = 0;
@@ -171,7 +181,7 @@ export class RateLimiter implements RateLimiterView {
     const now = this.now();
     this.lastThrottleAt = now;
     if (throttle.policyRate !== undefined) this.ceiling = throttle.policyRate * POLICY_SHARE;
-    const pauseMs = throttle.pauseMs ?? this.confirmedReset(now, throttle);
+    const pauseMs = this.confirmedReset(now, throttle) ?? throttle.pauseMs;
     // The fleet hears it first, so the send times this limiter then asks for follow the report.
     this.pacing?.throttled({ sentAt: throttle.sentAt, pauseMs, policyRate: throttle.policyRate }, now);
     if (this.state === 'off') {
@@ -195,28 +205,48 @@ export class RateLimiter implements RateLimiterView {
   }
 
   /**
-   * The hold a spent quota's reset earns. A reset in whole seconds can be up to a second later than
-   * the quota's return, and a token bucket refills long before it, so the first refusal only notes
-   * it. A call sent a step (`STEP_MS`) after that, refused again before the reset with no success in
-   * between, shows a window that is really spent: the origin then holds until the reset.
+   * The hold a spent quota's reset earns. A token bucket that reports when it is full again refills
+   * long before that, and a reset in whole seconds can be a second late, so a reset is only noted
+   * until the server shows it means it: a call sent after the quota was said to be spent (after a
+   * success said so, or a step, `STEP_MS`, after a refusal did: one burst's refusals prove nothing),
+   * refused before the reset with no success in between. The key then holds until the reset, and
+   * from then on its resets hold it at once.
    */
   private confirmedReset(now: number, throttle: Throttle): number | undefined {
     if (throttle.resetMs === undefined) return undefined;
     const spent = this.spent;
-    if (spent !== undefined && now < spent.until) {
-      return throttle.sentAt >= spent.heardAt + STEP_MS ? throttle.resetMs : undefined;
+    if (this.resetsHold || (spent !== undefined && now < spent.until && throttle.sentAt >= spent.confirmsFrom)) {
+      this.resetsHold = true;
+      return throttle.resetMs;
     }
-    this.spent = { heardAt: now, until: now + throttle.resetMs };
+    if (spent === undefined || now >= spent.until)
+      this.spent = { confirmsFrom: now + STEP_MS, until: now + throttle.resetMs };
     return undefined;
   }
 
   /**
-   * A success said the quota is spent, with no rate stated: the pace is at the server's limit, so
-   * it does not grow for a step (a refusal, not this, cuts it: a bucket drained to its last token is
-   * no sign the pace is too fast).
+   * A success said the quota is spent, with no rate stated. The pace is at the server's limit, so it
+   * does not grow for a step (a refusal, not this, cuts it: a bucket drained to its last token is no
+   * sign the pace is too fast). With its reset: a key whose resets proved real holds until it (a
+   * fixed window then draws no refusal); otherwise the next refusal before it confirms it.
    */
-  atLimit(): void {
-    this.lastStepAt = Math.max(this.lastStepAt, this.now());
+  spentOnSuccess(hold: Pick<Throttle, 'pauseMs' | 'resetMs'>): void {
+    const now = this.now();
+    this.lastStepAt = Math.max(this.lastStepAt, now);
+    // Spent for longer than any wait (`pauseMs` with no reset to confirm): believed at once.
+    const pauseMs = hold.resetMs === undefined ? hold.pauseMs : this.resetsHold ? hold.resetMs : undefined;
+    if (pauseMs !== undefined) {
+      this.pause(now, pauseMs);
+      this.schedule(now);
+    } else if (hold.resetMs !== undefined) {
+      this.spent = { confirmsFrom: now, until: now + hold.resetMs };
+    }
+  }
+
+  /** How long this key is held from now (a server's pause, a spent quota's reset); 0 when it is not. */
+  heldForMs(): number {
+    const by = this.pacing?.active ? this.pacing : this;
+    return Math.max(0, by.pausedUntil - this.now());
   }
 
   /** The server's policy states its rate (a `RateLimit-Policy`): pace to it while on. */

@@ -29,6 +29,7 @@ export function sharedParts(resolved: ResolvedPluginOptions): {
     );
   const breaker = resolved.breaker;
   const key = breaker === false ? undefined : breaker.key;
+  const rateKey = resolved.rateLimit === false ? undefined : resolved.rateLimit.key;
   const latencies = new BoundedMap<LatencyWindow>(LATENCY_ORIGINS);
   const makeLatencies = (): LatencyWindow => new LatencyWindow();
   const shared: Shared = {
@@ -40,18 +41,8 @@ export function sharedParts(resolved: ResolvedPluginOptions): {
           : (origin) => budgets!.getOrCreate(origin, makeBudget),
     breakers:
       breaker === false ? undefined : new BreakerRegistry(breaker, resolved.onCircuitStateChange, resolved.call.random),
-    breakerKey:
-      key === undefined
-        ? undefined
-        : (config, origin) => {
-            const chosen = key(config, origin);
-            if (typeof chosen !== 'string' || chosen === '') {
-              throw new TypeError(
-                `axios-resilience: breaker.key() must return a non-empty string, got ${String(chosen)}`,
-              );
-            }
-            return chosen;
-          },
+    breakerKey: key === undefined ? undefined : (config, origin) => checkedKey('breaker.key()', key(config, origin)),
+    limiterKey: rateKey === undefined ? undefined : (config) => checkedKey('rateLimit.key()', rateKey(config)),
     closers: new Set(),
     closed: false,
     now: resolved.now,
@@ -69,4 +60,12 @@ export function sharedParts(resolved: ResolvedPluginOptions): {
           ),
   };
   return { shared, budgets };
+}
+
+/** A key a user's function chose (`breaker.key`, `rateLimit.key`): a non-empty string, or a `TypeError` naming it. */
+function checkedKey(name: string, chosen: unknown): string {
+  if (typeof chosen !== 'string' || chosen === '') {
+    throw new TypeError(`axios-resilience: ${name} must return a non-empty string, got ${String(chosen)}`);
+  }
+  return chosen;
 }

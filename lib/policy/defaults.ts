@@ -6,8 +6,11 @@
 /** The largest delay a JavaScript timer honours; a longer one fires at once. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
-/** 408: RFC 9110 §15.5.9 — the server did not process the request and the client may repeat it. */
-export const DEFAULT_STATUS_CODES: readonly number[] = [408, 429, 502, 503, 504];
+/**
+ * 408: RFC 9110 §15.5.9 — the server did not process the request and the client may repeat it.
+ * 529: "overloaded" (Anthropic's API), retried as a 503 is.
+ */
+export const DEFAULT_STATUS_CODES: readonly number[] = [408, 429, 502, 503, 504, 529];
 
 /** Errors with no response that mean the network, not the request, failed. */
 export const DEFAULT_ERROR_CODES: readonly string[] = [

@@ -1,3 +1,4 @@
+import type { InternalAxiosRequestConfig } from 'axios';
 import type { BreakerOptions, RateLimitStore, RetryBudgetLike } from '../types';
 import { DEFAULTS, MAX_TIMER_MS } from './defaults';
 import { checkKnown, fail, fn, isPlainObject, nonNegative, own, shown, wholeNumber } from './validate';
@@ -125,9 +126,10 @@ export interface ResolvedRateLimit {
   maxQueue: number;
   maxOrigins: number;
   shared: RateLimitStore | undefined;
+  key: ((config: InternalAxiosRequestConfig) => string) | undefined;
 }
 
-const RATE_LIMIT_FIELDS = new Set([...Object.keys(DEFAULTS.rateLimit), 'shared']);
+const RATE_LIMIT_FIELDS = new Set([...Object.keys(DEFAULTS.rateLimit), 'shared', 'key']);
 
 export function resolveRateLimit(value: unknown): false | ResolvedRateLimit {
   if (value === false) return false;
@@ -142,5 +144,6 @@ export function resolveRateLimit(value: unknown): false | ResolvedRateLimit {
     maxQueue: wholeNumber('', 'rateLimit.maxQueue', own(input, 'maxQueue'), defaults.maxQueue, 1),
     maxOrigins: wholeNumber('', 'rateLimit.maxOrigins', own(input, 'maxOrigins'), defaults.maxOrigins, 1),
     shared,
+    key: fn('', 'rateLimit.key', own(input, 'key'), undefined),
   };
 }

@@ -1,10 +1,19 @@
 /**
  * What a response says about the origin's rate limit, read from its headers by pure functions:
- * `retry-after-ms` (OpenAI's and Anthropic's servers), `x-should-retry`, the IETF draft `RateLimit`
- * and `RateLimit-Policy` fields (draft-ietf-httpapi-ratelimit-headers, with the older
- * `RateLimit-Limit/-Remaining/-Reset`), and the common `X-RateLimit-Limit/-Remaining/-Reset`.
- * A value that does not parse is ignored (the backoff then decides): never NaN, never negative.
+ * `retry-after-ms` (OpenAI's and Anthropic's servers), `x-should-retry` (and Stripe's
+ * `Stripe-Should-Retry`), the IETF draft `RateLimit` and `RateLimit-Policy` fields
+ * (draft-ietf-httpapi-ratelimit-headers, with the older `RateLimit-Limit/-Remaining/-Reset`), the
+ * common `X-RateLimit-Limit/-Remaining/-Reset` (GitHub's), OpenAI's
+ * `x-ratelimit-{limit,remaining,reset}-requests` and Anthropic's
+ * `anthropic-ratelimit-requests-{limit,remaining,reset}`. A value that does not parse is ignored
+ * (the backoff then decides): never NaN, never negative.
+ *
+ * A reset comes in four forms, told apart by the field it is in and by its shape: delta seconds
+ * (`RateLimit` `t`, `X-RateLimit-Reset: 12`), epoch seconds (`X-RateLimit-Reset: 1733300000`), a
+ * duration (OpenAI: `6m0s`, `1s`, `20ms`) and an RFC 3339 time (Anthropic).
  */
+
+import { parseRetryAfter } from './retry-after';
 
 /** How the caller reads one header: the first value as text, or `undefined`. */
 export type HeaderReader = (name: string) => string | undefined;
@@ -19,6 +28,11 @@ export interface RateLimitHint {
   quota?: number;
   /** The window's length, in ms. */
   windowMs?: number;
+  /**
+   * The reset is when the whole quota is back, a request at a time (OpenAI's and Anthropic's
+   * fields say so): with the quota known, the next request is free after `resetMs / quota`.
+   */
+  replenishes?: true;
 }
 
 /** A reset at or above this many seconds is a Unix time (2001-09-09), not a delay: no delay is 31 years long. */
@@ -46,7 +60,7 @@ export function parseRetryAfterMs(value: string | undefined): number | undefined
   return n === undefined ? undefined : Math.min(Math.ceil(n), Number.MAX_SAFE_INTEGER);
 }
 
-/** `x-should-retry`: `true`, `false`, or `undefined` for anything else. */
+/** `x-should-retry` (or `Stripe-Should-Retry`): `true`, `false`, or `undefined` for anything else. */
 export function parseShouldRetry(value: string | undefined): boolean | undefined {
   const text = value?.trim().toLowerCase();
   return text === 'true' ? true : text === 'false' ? false : undefined;
@@ -73,24 +87,64 @@ export function fieldParams(value: string | undefined): Record<string, string> {
   return params;
 }
 
+const DURATION_PART = /(\d+(?:\.\d+)?)(ms|us|µs|ns|h|m|s)/y;
+const UNIT_MS: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1, us: 1e-3, µs: 1e-3, ns: 1e-6 };
+
+/** A duration as OpenAI sends its resets (`6m0s`, `1s`, `20ms`, `1h2m3.5s`), in ms; `undefined` when malformed. */
+export function parseDuration(value: string | undefined): number | undefined {
+  const text = value?.trim();
+  if (text === undefined || text === '') return undefined;
+  let ms = 0;
+  DURATION_PART.lastIndex = 0;
+  while (DURATION_PART.lastIndex < text.length) {
+    const at = DURATION_PART.lastIndex;
+    const part = DURATION_PART.exec(text);
+    if (part === null || part.index !== at) return undefined;
+    ms += Number(part[1]) * UNIT_MS[part[2]!]!;
+  }
+  return Number.isFinite(ms) ? Math.min(Math.ceil(ms), Number.MAX_SAFE_INTEGER) : undefined;
+}
+
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$/;
+
+/** An RFC 3339 time (Anthropic's resets) as ms from `nowMs`, 0 when past; `undefined` when malformed. */
+export function parseInstant(value: string | undefined, nowMs: number): number | undefined {
+  const text = value?.trim();
+  if (text === undefined || !RFC3339.test(text)) return undefined;
+  const at = Date.parse(text);
+  return Number.isFinite(at) ? Math.max(0, Math.ceil(at - nowMs)) : undefined;
+}
+
+/** A hint from one dialect's fields; `resetMs` already in ms from now. */
 function hint(
   remaining: number | undefined,
-  reset: number | undefined,
+  resetMs: number | undefined,
   quota: number | undefined,
   windowS: number | undefined,
-  nowMs: number,
 ): RateLimitHint | undefined {
   const out: RateLimitHint = {};
   if (remaining !== undefined) out.remaining = Math.floor(remaining);
-  if (reset !== undefined) out.resetMs = resetToMs(reset, nowMs);
+  if (resetMs !== undefined) out.resetMs = resetMs;
   if (quota !== undefined && quota > 0) out.quota = quota;
   if (windowS !== undefined && windowS > 0) out.windowMs = Math.min(windowS * 1000, Number.MAX_SAFE_INTEGER);
   return Object.keys(out).length === 0 ? undefined : out;
 }
 
+/** Seconds (delta or epoch) to ms from now, or `undefined`. */
+function seconds(value: string | undefined, nowMs: number): number | undefined {
+  const n = count(value);
+  return n === undefined ? undefined : resetToMs(n, nowMs);
+}
+
+/** A dialect whose reset is when the whole quota is back, a request at a time. */
+function replenishing(found: RateLimitHint | undefined): RateLimitHint | undefined {
+  return found === undefined ? undefined : { ...found, replenishes: true };
+}
+
 /**
- * The rate-limit hint of a response: the IETF `RateLimit` / `RateLimit-Policy` pair first, then
- * the older `RateLimit-*` fields, then `X-RateLimit-*`; `undefined` when none parses.
+ * The rate-limit hint of a response, from the first dialect that parses: the IETF `RateLimit` /
+ * `RateLimit-Policy` pair, the older `RateLimit-*` fields, `X-RateLimit-*`, OpenAI's, Anthropic's;
+ * `undefined` when none does.
  */
 export function parseRateLimitHeaders(read: HeaderReader, nowMs: number): RateLimitHint | undefined {
   const field = read('ratelimit');
@@ -100,27 +154,56 @@ export function parseRateLimitHeaders(read: HeaderReader, nowMs: number): RateLi
     const p = fieldParams(policy);
     const found = hint(
       count(f.r ?? f.remaining),
-      count(f.t ?? f.reset),
+      seconds(f.t ?? f.reset, nowMs),
       count(p.q ?? f.limit ?? firstItem(policy)),
       count(p.w ?? f.w),
-      nowMs,
     );
     if (found !== undefined) return found;
   }
-  const older = hint(
-    count(read('ratelimit-remaining')),
-    count(read('ratelimit-reset')),
-    count(read('ratelimit-limit')),
-    undefined,
-    nowMs,
+  return (
+    hint(
+      count(read('ratelimit-remaining')),
+      seconds(read('ratelimit-reset'), nowMs),
+      count(read('ratelimit-limit')),
+      undefined,
+    ) ??
+    hint(
+      count(read('x-ratelimit-remaining')),
+      seconds(read('x-ratelimit-reset'), nowMs),
+      count(read('x-ratelimit-limit')),
+      undefined,
+    ) ??
+    replenishing(
+      hint(
+        count(read('x-ratelimit-remaining-requests')),
+        parseDuration(read('x-ratelimit-reset-requests')),
+        count(read('x-ratelimit-limit-requests')),
+        undefined,
+      ),
+    ) ??
+    replenishing(
+      hint(
+        count(read('anthropic-ratelimit-requests-remaining')),
+        parseInstant(read('anthropic-ratelimit-requests-reset'), nowMs),
+        count(read('anthropic-ratelimit-requests-limit')),
+        undefined,
+      ),
+    )
   );
-  if (older !== undefined) return older;
-  return hint(
-    count(read('x-ratelimit-remaining')),
-    count(read('x-ratelimit-reset')),
-    count(read('x-ratelimit-limit')),
-    undefined,
-    nowMs,
+}
+
+/**
+ * Whether an answer's headers may say the quota is spent: read on every success, so one property
+ * read per dialect where none is there (adapters hand headers over in lower case; a custom
+ * adapter's in another case is read at the next throttle).
+ */
+export function mayBeSpent(headers: Record<string, unknown>): boolean {
+  return (
+    headers['ratelimit'] !== undefined ||
+    headers['x-ratelimit-remaining'] !== undefined ||
+    headers['ratelimit-remaining'] !== undefined ||
+    headers['x-ratelimit-remaining-requests'] !== undefined ||
+    headers['anthropic-ratelimit-requests-remaining'] !== undefined
   );
 }
 
@@ -135,9 +218,37 @@ export function quotaSpent(h: RateLimitHint | undefined): boolean {
   return h?.remaining === 0;
 }
 
+/**
+ * When a spent quota frees the next request, in ms from now: its reset, or for a dialect that
+ * replenishes a request at a time with its quota known, one request's share of the time to the
+ * whole quota (OpenAI says `1m0s` to refill 500 requests: one is back in 120 ms). `undefined`
+ * when the quota is not spent or no reset is given.
+ */
+export function spentForMs(h: RateLimitHint | undefined): number | undefined {
+  if (!quotaSpent(h) || h?.resetMs === undefined) return undefined;
+  return h.replenishes === true && h.quota !== undefined ? Math.ceil(h.resetMs / h.quota) : h.resetMs;
+}
+
 /** The rate a hint's policy allows, per second, when it names a quota and a window. */
 export function policyRate(h: RateLimitHint | undefined): number | undefined {
   if (h?.quota === undefined || h.windowMs === undefined) return undefined;
   const rate = (h.quota * 1000) / h.windowMs;
   return Number.isFinite(rate) && rate > 0 ? rate : undefined;
+}
+
+/** The server's wait in ms: `retry-after-ms` first (finer), then `Retry-After`. */
+export function serverWaitMs(read: HeaderReader, nowMs: number): number | undefined {
+  return parseRetryAfterMs(read('retry-after-ms')) ?? parseRetryAfter(read('retry-after'), nowMs);
+}
+
+/**
+ * Whether an answer is a throttle: a 429; a 403 whose headers say the quota is spent or ask for a
+ * wait (GitHub's primary and secondary limits; a bare 403 is a refusal, not a throttle); a 503 or
+ * 529 ("overloaded") that asks for a wait.
+ */
+export function isThrottle(status: unknown, waitMs: number | undefined, hint: RateLimitHint | undefined): boolean {
+  if (status === 429) return true;
+  const asksToWait = waitMs !== undefined && waitMs > 0;
+  if (status === 403) return asksToWait || quotaSpent(hint);
+  return (status === 503 || status === 529) && asksToWait;
 }

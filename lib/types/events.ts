@@ -20,7 +20,11 @@ export type StopReason =
 export interface RetryState {
   /** Requests actually sent (an attempt refused by an open breaker is not counted). */
   attempts: number;
-  /** The waits the plugin chose before each retry, in milliseconds (not timer measurements). */
+  /**
+   * The wait before each retry, in milliseconds: the wait the plugin chose (a backoff, the server's
+   * `Retry-After`) plus, while the call's rate-limit key is throttled, the time it waited for its
+   * turn there (an origin's pause included), by the plugin's clock.
+   */
   delaysMs: number[];
   /**
    * The Idempotency-Key sent with every attempt of this call: the plugin's own or a pinned one, and
@@ -36,6 +40,12 @@ export interface RetryState {
   hedges?: number;
   /** `true` when a hedged copy, not the attempt it hedged, gave the answer. */
   hedgeWon?: boolean;
+  /**
+   * With `stopReason: 'rate-limited'` for a spent quota: when it resets (epoch ms, by the plugin's
+   * clock), so a caller can say when to come back. Calls with the same rate-limit key are refused
+   * without being sent until then.
+   */
+  retryAt?: number;
 }
 
 /** Handed to `onRetry` before each wait. */

@@ -22,6 +22,14 @@ export interface RateLimitOptions {
    * calling one rate-limited API stay under its limit together. Without it each process paces alone.
    */
   shared?: RateLimitStore;
+  /**
+   * Which quota a call counts against: calls with the same key share one limiter, one hold and one
+   * refusal while their quota is spent. Most APIs count quotas per token, so key by it (for example
+   * `(config) => String(config.headers?.Authorization)`): one user's spent quota then does not hold
+   * another's calls to the same host. Must return a non-empty string.
+   * @default the call's origin
+   */
+  key?: (config: InternalAxiosRequestConfig) => string;
 }
 
 /** How the wait before a retry is computed when the server does not say. */
@@ -167,7 +175,7 @@ export interface RetryPluginOptions {
   /**
    * Statuses that may be retried. 409 is retried in addition, but only on a call that carries an
    * Idempotency-Key.
-   * @default [408, 429, 502, 503, 504]
+   * @default [408, 429, 502, 503, 504, 529]
    */
   statusCodes?: readonly number[];
   /**
