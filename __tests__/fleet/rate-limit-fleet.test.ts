@@ -104,9 +104,12 @@ describe('a rate limiter shared through Redis', () => {
         `rate-limit fleet: ${JSON.stringify({ ok, failed, requests, throttled, steadyRequests, steadyThrottled, share, goodput })}`,
       );
       expect(failed).toBe(0);
-      // Each process pacing alone: 5-7 % in steady state (the fleet probes once per process).
-      expect(share).toBeLessThanOrEqual(0.035);
-      // The fleet still uses the limit: a loose floor, this machine is shared and small.
+      // Bounds from the spread on the 2-core machine with two CPU-bound loops beside the test (72 runs, one
+      // Redis and a 3-master cluster): shared, 4-10 429s of ~310 steady requests (1.3-3.3 %, mean 2.2 %);
+      // each process pacing alone (the fleet probing once per process), 14-25 (4.5-7.6 %, 16 runs). 4 %
+      // sits between: two 429s above the most seen shared, and under the fewest seen pacing alone.
+      expect(share).toBeLessThanOrEqual(0.04);
+      // The fleet still uses the limit: 0.97-1.03 in those runs; the floor leaves room for a slower machine.
       expect(goodput).toBeGreaterThan(0.7);
       // Every process kept asking Redis: none paced alone.
       expect(results.map((r) => r.storeEvents)).toEqual(results.map(() => []));
