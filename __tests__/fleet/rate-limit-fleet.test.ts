@@ -5,7 +5,7 @@ import { retryPlugin } from '../../lib';
 import type { StoreEvent } from '../../lib';
 import { redisRateLimitStore } from '../../lib/redis';
 import { connect, ready, sharedRedis, startRedis, subscribers } from './redis';
-import { closeServer, runWorkers } from './workers';
+import { closeServer, runWorkers, waitUntil } from './workers';
 import type { RedisTarget } from './redis';
 
 // Processes calling one rate-limited API, their limiters shared through Redis (or a Redis Cluster
@@ -16,18 +16,6 @@ beforeAll(async () => {
   ({ target: redisTarget, stop: stopRedis } = await sharedRedis());
 }, 60_000);
 afterAll(async () => stopRedis());
-
-/**
- * Checks `condition` every 10 ms until it holds. The 10 s bound only tells "never" from "late on a
- * loaded machine": a condition that holds returns at once, and what a test asserts is that it came.
- */
-async function waitUntil(what: string, condition: () => Promise<boolean> | boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 const prefix = () => `rlfleet:${process.pid}:${Math.random().toString(36).slice(2)}:`;
 
