@@ -101,27 +101,39 @@ test('a throttle engages the fleet at the seed rate; send times are one interval
   expect(events).toEqual([]);
 });
 
+/**
+ * A fresh fleet state engaged by one throttle, and a second throttle of an attempt sent just after it
+ * (at a send time booked before the engagement, with a pause): the two asked together, so Redis runs
+ * them back to back. On a loaded machine they can still run further apart than the horizon (125 ms
+ * was seen on a cluster); that pair tests another case, so it is tried again on a fresh key.
+ */
+async function engagedThenThrottledWithinHorizon(): Promise<{ p: string; s: RateLimitSchedule }> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const p = prefix();
+    const s = store(p);
+    const [engaged, within] = await Promise.all([
+      s.throttle('https://api.example', { ageMs: Infinity }, 0),
+      s.throttle('https://api.example', { ageMs: 0, pauseMs: 5000 }, 0),
+    ]);
+    if (within!.now - engaged!.now < HORIZON_MS) return { p, s };
+  }
+  throw new Error(`five times, Redis ran two throttles asked together more than ${HORIZON_MS} ms apart`);
+}
+
 test('a burst of throttles cuts once: a throttle of an attempt sent before the last cut, or within the horizon after it, changes nothing', async () => {
-  const p = prefix();
-  const s = store(p);
-  // The engaging throttle and one of an attempt sent just after it (at a send time booked before it),
-  // asked together: Redis runs the two back to back, within the horizon whatever the machine's speed.
-  const [engaged, within] = await Promise.all([
-    s.throttle('https://api.example', { ageMs: Infinity }, 0),
-    s.throttle('https://api.example', { ageMs: 0, pauseMs: 5000 }, 0),
-  ]);
-  expect(within!.now - engaged!.now).toBeLessThan(HORIZON_MS);
+  const { p, s } = await engagedThenThrottledWithinHorizon();
   expect(Number(await field(p, 'rate'))).toBe(SEED_RATE);
   expect(Number(await field(p, 'paused'))).toBe(0);
   await sleep(HORIZON_MS + 20);
   const cut = await s.throttle('https://api.example', { ageMs: 0 }, 0);
   // Nothing measured: the cut halves, or goes to the floor once a fifth of a second of no successes was.
   const since = await sinceEngaged(p, cut!.now);
-  expect(Number(await field(p, 'rate'))).toBeCloseTo(cutWithoutSuccesses(SEED_RATE, since), 5);
+  const afterCut = cutWithoutSuccesses(SEED_RATE, since);
+  expect(Number(await field(p, 'rate'))).toBeCloseTo(afterCut, 5);
   await s.throttle('https://api.example', { ageMs: 60_000 }, 0);
   await sleep(HORIZON_MS + 20);
   await s.throttle('https://api.example', { ageMs: 60_000 }, 0);
-  expect(Number(await field(p, 'rate'))).toBeCloseTo(SEED_RATE / 2, 5);
+  expect(Number(await field(p, 'rate'))).toBeCloseTo(afterCut, 5);
   // Cuts again: halves once more (nothing measured yet), or to MIN_RATE if a fifth of a second of no successes was.
   await s.throttle('https://api.example', { ageMs: 0 }, 0);
   expect([SEED_RATE / 4, MIN_RATE]).toContain(Number(await field(p, 'rate')));
