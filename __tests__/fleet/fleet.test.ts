@@ -7,8 +7,8 @@ import path from 'node:path';
 import { CircuitOpenError, RetryBudget, retryPlugin } from '../../lib';
 import type { CircuitStateChange } from '../../lib';
 import { redisBreakerSync, redisBudgetStore } from '../../lib/redis';
-import { connect, ready, sharedRedis, startRedis } from './redis';
-import { closeServer, runWorkers } from './workers';
+import { connect, ready, sharedRedis, startRedis, subscribers } from './redis';
+import { closeServer, runWorkers, waitUntil } from './workers';
 import type { RedisTarget } from './redis';
 
 // One Redis, or a Redis Cluster when REDIS_CLUSTER_PORTS names one: the same tests hold on both.
@@ -110,8 +110,8 @@ describe('breaker state shared through Redis', () => {
     const client = axios.create();
     plugin.install(client);
     try {
-      // Let the subscription settle before the other process speaks.
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // This process listens on the fleet's channel before the other one speaks.
+      await waitUntil('subscribed', async () => (await subscribers(redis, `${channelPrefix}breaker`)) === 1);
       const script = `
         const axios = require('axios');
         const { retryPlugin } = require(${JSON.stringify(path.join(__dirname, '../../lib'))});
@@ -187,9 +187,10 @@ describe('breaker state shared through Redis', () => {
     );
     const [a, b] = members as [(typeof members)[0], (typeof members)[0]];
     try {
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // Both listen on the fleet's channel before A's breaker opens.
+      await waitUntil('both subscribed', async () => (await subscribers(a.redis, `${channelPrefix}breaker`)) === 2);
       for (let i = 0; i < 5; i++) await a.client.get(`${server.url}/r`).catch(() => undefined);
-      for (let i = 0; i < 100 && !b.states.includes('open'); i++) await new Promise((r) => setTimeout(r, 10));
+      await waitUntil("B's breaker open", () => b.states.includes('open'));
       expect(a.states).toEqual(['open']);
       expect(b.states).toEqual(['open']);
       healthy = true;
@@ -200,9 +201,7 @@ describe('breaker state shared through Redis', () => {
       expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
       const refused = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
       expect(refused.reason).toBeInstanceOf(CircuitOpenError);
-      for (let i = 0; i < 100 && !(a.states.at(-1) === 'closed' && b.states.at(-1) === 'closed'); i++) {
-        await new Promise((r) => setTimeout(r, 10));
-      }
+      await waitUntil('both closed', () => a.states.at(-1) === 'closed' && b.states.at(-1) === 'closed');
       expect(a.states.at(-1)).toBe('closed');
       expect(b.states.at(-1)).toBe('closed');
       expect((await b.client.get(`${server.url}/r`)).status).toBe(200);

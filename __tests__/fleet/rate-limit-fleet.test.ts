@@ -4,8 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { retryPlugin } from '../../lib';
 import type { StoreEvent } from '../../lib';
 import { redisRateLimitStore } from '../../lib/redis';
-import { connect, ready, sharedRedis, startRedis } from './redis';
-import { closeServer, runWorkers } from './workers';
+import { connect, ready, sharedRedis, startRedis, subscribers } from './redis';
+import { closeServer, runWorkers, waitUntil } from './workers';
 import type { RedisTarget } from './redis';
 
 // Processes calling one rate-limited API, their limiters shared through Redis (or a Redis Cluster
@@ -92,9 +92,12 @@ describe('a rate limiter shared through Redis', () => {
         `rate-limit fleet: ${JSON.stringify({ ok, failed, requests, throttled, steadyRequests, steadyThrottled, share, goodput })}`,
       );
       expect(failed).toBe(0);
-      // Each process pacing alone: 5-7 % in steady state (the fleet probes once per process).
-      expect(share).toBeLessThanOrEqual(0.035);
-      // The fleet still uses the limit: a loose floor, this machine is shared and small.
+      // Bounds from the spread on the 2-core machine with two CPU-bound loops beside the test (72 runs, one
+      // Redis and a 3-master cluster): shared, 4-10 429s of ~310 steady requests (1.3-3.3 %, mean 2.2 %);
+      // each process pacing alone (the fleet probing once per process), 14-25 (4.5-7.6 %, 16 runs). 4 %
+      // sits between: two 429s above the most seen shared, and under the fewest seen pacing alone.
+      expect(share).toBeLessThanOrEqual(0.04);
+      // The fleet still uses the limit: 0.97-1.03 in those runs; the floor leaves room for a slower machine.
       expect(goodput).toBeGreaterThan(0.7);
       // Every process kept asking Redis: none paced alone.
       expect(results.map((r) => r.storeEvents)).toEqual(results.map(() => []));
@@ -128,14 +131,15 @@ describe('a process that never saw a 429', () => {
     const http0 = axios.create();
     a!.install(http0);
     try {
-      // B's subscription is made when its plugin is; give it time to be in place.
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      // Each plugin subscribes to the fleet's channel when it is made: A's throttle is announced once both listen.
+      await waitUntil(
+        'both plugins subscribed',
+        async () => (await subscribers(clients[0]!, `${keyPrefix}rate`)) === 2,
+      );
       expect(b!.limiter(url)).toBeUndefined();
       await http0.get(url); // A: a 429, then its retry succeeds
       expect(received).toBe(2);
-      const until = Date.now() + 2000;
-      while (b!.limiter(url)?.state !== 'on' && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
-      expect(b!.limiter(url)?.state).toBe('on');
+      await waitUntil("B's limiter on", () => b!.limiter(url)?.state === 'on');
       expect(engagedInB).toEqual([`${url} engaged`]);
       expect(received).toBe(2);
     } finally {
@@ -146,35 +150,97 @@ describe('a process that never saw a 429', () => {
   }, 20_000);
 });
 
+/**
+ * An origin that throttles on demand: it answers 429 to the next `n` requests after `throttleNext(n)`,
+ * 200 otherwise, and counts both. The test decides when a throttle comes, whatever the machine's speed.
+ */
+async function throttlingOrigin() {
+  let toThrottle = 0;
+  const counts = { requests: 0, throttled: 0 };
+  const server = http.createServer((_req, res) => {
+    counts.requests++;
+    const refuse = toThrottle > 0;
+    if (refuse) {
+      toThrottle--;
+      counts.throttled++;
+    }
+    res.writeHead(refuse ? 429 : 200).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    counts,
+    throttleNext(n: number) {
+      toThrottle = n;
+    },
+    close: () => closeServer(server),
+  };
+}
+
+/** Rejects with `message` if `work` has not settled within `ms`: a hang fails with a reason, not at the test's timeout. */
+async function within<T>(ms: number, message: string, work: Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 describe('when the rate limiter’s Redis goes away', () => {
   test('calls keep succeeding under the local limiter, the store event is reported, nothing hangs', async () => {
     const redisServer = await startRedis();
     const redis = connect(redisServer.port);
     await ready(redis);
-    const server = await tokenBucket(200, 5);
-    server.start(0);
+    const server = await throttlingOrigin();
+    const keyPrefix = prefix();
     const events: StoreEvent[] = [];
     const shared = redisRateLimitStore(redis, {
-      prefix: prefix(),
+      prefix: keyPrefix,
       timeoutMs: 100,
       onStoreEvent: (event) => void events.push(event),
     });
-    const plugin = retryPlugin({ breaker: false, rateLimit: { shared } });
+    const plugin = retryPlugin({ breaker: false, random: () => 0, rateLimit: { shared } });
     const client = axios.create({ httpAgent: new http.Agent({ keepAlive: true }) });
     plugin.install(client);
     try {
-      // Shared: a burst engages the fleet's limiter through Redis.
-      const first = await Promise.all(Array.from({ length: 20 }, () => client.get(`${server.url}/r`)));
-      expect(first.every((r) => r.status === 200)).toBe(true);
+      // Shared: one 429 engages the fleet's limiter in Redis, and the retry goes at a send time Redis granted.
+      server.throttleNext(1);
+      expect((await client.get(`${server.url}/r`)).status).toBe(200);
+      expect(server.counts).toEqual({ requests: 2, throttled: 1 });
       expect(plugin.limiter(server.url)?.state).toBe('on');
+      expect(await redis.exists(`${keyPrefix}rate:${server.url}`)).toBe(1);
       expect(events).toEqual([]);
+
+      // Redis dies, and the client knows it (its socket closed) before the calls: each finds the store unusable.
+      const closed = new Promise((resolve) => redis.once('close', resolve));
       await redisServer.kill();
-      const began = Date.now();
-      const second = await Promise.all(Array.from({ length: 20 }, () => client.get(`${server.url}/r`)));
-      expect(second.every((r) => r.status === 200)).toBe(true);
+      await closed;
+      // 20 calls ask for a turn at once. The limiter is on, so they queue; with Redis gone only the local
+      // limiter can release them. Its queue is sampled at every turn of the event loop until they are done.
+      const calls = Promise.all(Array.from({ length: 20 }, () => client.get(`${server.url}/r`)));
+      let done = false;
+      let mostQueued = 0;
+      void calls.finally(() => (done = true)).catch(() => undefined);
+      const sampled = (async () => {
+        while (!done) {
+          mostQueued = Math.max(mostQueued, plugin.limiter(server.url)?.queued ?? 0);
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      })();
+      // At the local limiter's 20/s seed rate (doubling each 100 ms while calls queue) they need well under
+      // a second; 10 s only tells a hang (calls left waiting for a store that will not answer) from a slow machine.
+      const second = await within(10_000, 'calls still waiting 10 s after Redis went away', calls);
+      await sampled;
+      expect(second.map((r) => r.status)).toEqual(second.map(() => 200));
+      // Paced, not let through: at most two go at once (one interval of credit), the rest waited their turn.
+      expect(mostQueued).toBeGreaterThanOrEqual(10);
+      // Each call sent once: nothing was refused, and nothing was sent twice.
+      expect(server.counts).toEqual({ requests: 22, throttled: 1 });
       expect(events.map((e) => e.type)).toEqual(['store-down']);
-      // Paced by the local limiter, not stuck on Redis: 20 calls at the 200/s bucket take well under a few seconds.
-      expect(Date.now() - began).toBeLessThan(5000);
       expect(plugin.limiter(server.url)?.state).toBe('on');
     } finally {
       await plugin.close();
@@ -183,5 +249,5 @@ describe('when the rate limiter’s Redis goes away', () => {
       await server.close();
       await redisServer.kill();
     }
-  }, 20_000);
+  }, 30_000);
 });

@@ -200,6 +200,18 @@ export function connect(target: RedisTarget | number): Redis | Cluster {
   return client;
 }
 
+/**
+ * How many connections are subscribed to `channel`: on a cluster each node counts only its own
+ * subscribers, so the counts of every node are summed.
+ */
+export async function subscribers(client: Redis | Cluster, channel: string): Promise<number> {
+  const nodes = client instanceof Cluster ? client.nodes('all') : [client];
+  const counts = await Promise.all(
+    nodes.map(async (node) => Number(((await node.pubsub('NUMSUB', channel)) as unknown[])[1])),
+  );
+  return counts.reduce((sum, n) => sum + n, 0);
+}
+
 export async function ready(client: Redis | Cluster): Promise<void> {
   if (client.status === 'ready') return;
   await new Promise<void>((resolve) => client.once('ready', () => resolve()));

@@ -37,3 +37,15 @@ export function closeServer(server: http.Server): Promise<void> {
     server.close(() => resolve());
   });
 }
+
+/**
+ * Checks `condition` every 10 ms until it holds. The 10 s bound only tells "never" from "late on a
+ * loaded machine": a condition that holds returns at once, and what a test asserts is that it came.
+ */
+export async function waitUntil(what: string, condition: () => Promise<boolean> | boolean, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

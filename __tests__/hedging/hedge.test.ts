@@ -154,8 +154,18 @@ describe('the guards govern every copy', () => {
   });
 
   test('when every copy fails, the retry rules take over with the last failure', async () => {
-    handler = (_req, res, index) => setTimeout(() => res.writeHead(index < 2 ? 503 : 200).end(), index === 0 ? 60 : 0);
-    const { http } = setup({ retries: 1, hedge: { delayMs: 10 } });
+    // The first copy fails only once its hedge has come and failed, so the hedge goes out however late
+    // its timer fires; the retry is answered at once, well inside the 300 ms after which it would be
+    // hedged too (at 10 ms, a loaded machine hedged it: 4 attempts, 2 hedges).
+    let failFirst: (() => void) | undefined;
+    handler = (_req, res, index) => {
+      if (index === 0) failFirst = () => res.writeHead(503).end();
+      else if (index === 1) {
+        res.writeHead(503).end();
+        failFirst!();
+      } else res.writeHead(200).end();
+    };
+    const { http } = setup({ retries: 1, hedge: { delayMs: 300 } });
     const response = await http.get(`${server.url}/r`);
     expect(response.status).toBe(200);
     expect(response.config.retryState).toMatchObject({ attempts: 3, hedges: 1 });

@@ -31,8 +31,14 @@ const RETRIES = 5;
 const BASE_DELAY_MS = 2;
 const MAX_DELAY_MS = 50;
 const SEED = 20261201;
-/** The longest a call may take: every attempt timing out and every wait at the cap, plus slack for a busy CI box. */
-const CALL_BOUND_MS = (RETRIES + 1) * CLIENT_TIMEOUT_MS + RETRIES * MAX_DELAY_MS + 1000;
+/**
+ * The longest a call may take: every attempt timing out and every wait at the cap (1.45 s), plus
+ * slack for a busy machine. With two CPU-bound loops beside the suite on 2 cores, calls took up to
+ * 2.63 s (timers fire late, and a call also waits its turn in the rate limiter the 429s engage), past
+ * the 1 s of slack this had; 4 s of slack is about double that. A call left waiting for nothing still
+ * fails it, and a hung one fails the child's 45 s timeout.
+ */
+const CALL_BOUND_MS = (RETRIES + 1) * CLIENT_TIMEOUT_MS + RETRIES * MAX_DELAY_MS + 4000;
 /** Failures a call may still be seeing when it runs out of retries: each is one the server injected. */
 const TRANSIENT_LABELS = new Set(['409', '429', '503', '504', 'ECONNRESET', 'ECONNABORTED']);
 
