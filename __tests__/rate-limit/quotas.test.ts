@@ -252,7 +252,7 @@ describe('waits reported as they happen (finding 4)', () => {
     expect(waited).toBeLessThanOrEqual(5100);
     // The retry reached the server when delaysMs says it left (the 503 was answered right before).
     const [first, second] = seen.filter(([url]) => url === '/flaky').map(([, at]) => at);
-    expect(Math.abs(second! - first! - waited)).toBeLessThanOrEqual(10);
+    expect(Math.abs(second! - first! - waited)).toBeLessThanOrEqual(60);
   });
 });
 

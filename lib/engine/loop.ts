@@ -192,7 +192,7 @@ async function retry(run: CallRun, decision: Decision): Promise<Outcome | Wait> 
   }
   // The wait as it happens: its own wait now; if it then waits its turn at the limiter, the whole
   // wait from here to the send, by the clock (`waitTurn`).
-  state.delaysMs.push(step.timerMs);
+  state.delaysMs.push(step.delayMs);
   run.decidedAt = shared.now();
   return step;
 }

@@ -86,6 +86,9 @@ export function observe(run: CallRun, attempt: Attempt): void {
   }
 }
 
+/** How much later than planned a turn may come and still count as the wait chosen (ms). */
+const TIMER_SLACK_MS = 100;
+
 /** Statuses that may be a throttle (`isThrottle` decides, from the headers). */
 const MAY_THROTTLE = new Set<unknown>([429, 403, 503, 529]);
 
@@ -186,6 +189,11 @@ async function waitTurn(run: CallRun, limiter: RateLimiter): Promise<Outcome | u
   // Only a paced attempt needs its send time: a throttle of one sent before the last cut cuts no further.
   run.sentAt = shared.now();
   // A retry that waited its turn: its wait is all the time since it was decided.
-  if (turn !== 'go' && state.attempts > 0) state.delaysMs[state.delaysMs.length - 1] = run.sentAt - run.decidedAt;
+  // The wait chosen stands unless the turn came later than it by more than a timer's lateness
+  // (a busy host fires timers late; whole-ms clocks round): then the wait the call really had.
+  const last = state.delaysMs.length - 1;
+  const waited = run.sentAt - run.decidedAt;
+  if (turn !== 'go' && state.attempts > 0 && waited > state.delaysMs[last]! + TIMER_SLACK_MS)
+    state.delaysMs[last] = waited;
   return undefined;
 }
