@@ -1,7 +1,7 @@
 import axios, { AxiosError } from 'axios';
 import nock from 'nock';
 import type { RetryEvent } from '../../lib';
-import { client, rejection, scriptedAdapter } from '../support/helpers';
+import { client, fake, rejection, scriptedAdapter, until } from '../support/helpers';
 import { closeAll, script, useNock } from '../support/nock-helpers';
 
 const API = 'http://api.test';
@@ -21,10 +21,20 @@ describe('retryable statuses', () => {
   });
 
   test('a GET that keeps getting 429 is sent 1 + retries times, its retries paced by the rate limiter', async () => {
+    // Fake timers: the answers take no time, so the queue's turns are the rule's, not the machine's
+    // (on a loaded machine a 429 that takes longer than an interval to come back finds its turn free).
+    fake();
     const seen = script(API, 'get', '/items', [429]);
     const retries: RetryEvent[] = [];
     const { http } = client({ retries: 3, onRetry: (e) => void retries.push(e) });
-    const error = await rejection(http.get(`${API}/items`));
+    const call = rejection(http.get(`${API}/items`));
+    // Time moves only by the wait each retry announced.
+    for (let k = 1; k <= 3; k++) {
+      await until(() => retries.length === k);
+      await jest.advanceTimersByTimeAsync(retries[k - 1]!.delayMs);
+    }
+    const error = await call;
+    jest.useRealTimers();
     expect(seen).toHaveLength(4);
     expect((error as unknown as AxiosError).response?.status).toBe(429);
     expect((error as unknown as AxiosError).config?.retryState).toMatchObject({
@@ -38,6 +48,9 @@ describe('retryable statuses', () => {
       ['rate-limited', 'rate-limit'],
       ['rate-limited', 'rate-limit'],
     ]);
+    // Engaged at 20/s, the second attempt took the turn at 0 (the next is 50 ms on); its 429 cut the
+    // rate to 10/s (half: no second measured yet), so the third waits 50 ms and the fourth 100 ms.
+    expect(retries.map((e) => e.delayMs)).toEqual([0, 50, 100]);
   });
 
   test.each([502, 503, 504])('a GET that keeps getting %i is sent 1 + retries times', async (status) => {

@@ -9,7 +9,7 @@ import { CircuitOpenError, RetryBudget, retryPlugin } from '../../lib';
 import type { HedgeEvent, RetryPluginOptions } from '../../lib';
 import { LatencyWindow } from '../../lib/guards/latency';
 import { hedgeDelay } from '../../lib/engine/hedge';
-import { rejection } from '../support/helpers';
+import { fake, rejection, until as untilFaked } from '../support/helpers';
 import { startServer, until } from '../support/test-server';
 import type { Handler, TestServer } from '../support/test-server';
 
@@ -31,6 +31,7 @@ beforeEach(async () => {
   });
 });
 afterEach(async () => {
+  jest.useRealTimers();
   while (plugins.length) await plugins.pop()!.close();
   for (const reply of pending.splice(0)) reply();
   await server.close();
@@ -57,11 +58,12 @@ describe.each(ADAPTERS)('hedging (%s adapter)', (adapter) => {
     const { http } = setup({ hedge: { delayMs: 30 }, onHedge: (e) => void hedges.push(e) }, adapter);
     const started = Date.now();
     const response = await http.get(`${server.url}/item`);
-    expect(Date.now() - started).toBeLessThan(1000);
+    // The first copy hangs until the test ends: only the hedge can answer (the bound tells that from a hang).
+    expect(Date.now() - started).toBeLessThan(5000);
     expect(response.data).toBe('copy 1');
     expect(response.config.retryState).toMatchObject({ attempts: 2, hedges: 1, hedgeWon: true });
     expect(hedges).toEqual([expect.objectContaining({ attempt: 2, delayMs: 30 })]);
-    await until(() => closedEarly[0] === true, 1000);
+    await until(() => closedEarly[0] === true, 10_000);
   });
 
   test('a fast answer sends no hedge at all', async () => {
@@ -78,10 +80,10 @@ test('with attemptHeader, a copy says it is a hedge ("2; hedge"); plugin.close()
   handler = () => undefined;
   const { http, plugin } = setup({ attemptHeader: true, hedge: { delayMs: 10 } });
   const call = rejection(http.get(`${server.url}/r`, { timeout: 400 }));
-  await until(() => server.requests.length === 2, 1000);
+  await until(() => server.requests.length === 2, 10_000);
   expect(server.requests.map((r) => r.headers['x-retry-attempt'])).toEqual(['1', '2; hedge']);
   await plugin.close();
-  await until(() => closedEarly[1] === true, 1000);
+  await until(() => closedEarly[1] === true, 10_000);
   // The attempt itself ends as any attempt in flight does (here, at its timeout), and is not retried.
   const error = (await call) as unknown as AxiosError;
   expect(error.config?.retryState?.stopReason).toBe('aborted');
@@ -129,16 +131,24 @@ describe('the guards govern every copy', () => {
   });
 
   test('an open breaker refuses the hedge (and then the call)', async () => {
+    // Fake timers hold the hedge's delay until the breaker is open, however slow the machine; the
+    // slow answer is held by the test, not by a timer.
+    fake();
+    let answerSlow: (() => void) | undefined;
     handler = (req, res) => {
-      if (req.url === '/slow') setTimeout(() => res.writeHead(200).end('ok'), 200);
+      if (req.url === '/slow') answerSlow = () => res.writeHead(200).end('ok');
       else res.writeHead(503).end();
     };
     const { http } = setup({ retries: 0, breaker: { volumeThreshold: 2 }, hedge: { delayMs: 100 } });
     const slow = http.get(`${server.url}/slow`);
+    await untilFaked(() => answerSlow !== undefined);
     for (let i = 0; i < 2; i++) await rejection(http.get(`${server.url}/fail`));
     expect(await rejection(http.get(`${server.url}/fail`))).toBeInstanceOf(CircuitOpenError);
-    await slow;
+    await jest.advanceTimersByTimeAsync(100);
+    answerSlow!();
+    expect((await slow).data).toBe('ok');
     expect(server.requests.filter((r) => r.url === '/slow')).toHaveLength(1);
+    jest.useRealTimers();
   });
 
   test('an abort ends every copy', async () => {
@@ -146,11 +156,11 @@ describe('the guards govern every copy', () => {
     const controller = new AbortController();
     const { http } = setup({ hedge: { delayMs: 10, maxHedges: 2 } });
     const call = rejection(http.get(`${server.url}/r`, { signal: controller.signal }));
-    await until(() => server.requests.length === 3, 1000);
+    await until(() => server.requests.length === 3, 10_000);
     controller.abort();
     const error = (await call) as unknown as AxiosError;
     expect(axios.isCancel(error)).toBe(true);
-    await until(() => closedEarly.length === 3 && closedEarly.every(Boolean), 1000);
+    await until(() => closedEarly.length === 3 && closedEarly.every(Boolean), 10_000);
   });
 
   test('when every copy fails, the retry rules take over with the last failure', async () => {
