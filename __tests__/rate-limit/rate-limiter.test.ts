@@ -2,7 +2,9 @@
  * The rate limiter's rules, on jest's fake clock: off until a throttle, FIFO turns at the rate,
  * one cut per burst, a pause for Retry-After, the queue bound, relaxing, and no timer left behind.
  */
-import { BETA, GENTLE_PROBE, RELAX_MS, SEED_RATE, STEP_MS, RateLimiter } from '../../lib/guards/rate-limiter';
+import { RateLimiter } from '../../lib/guards/rate-limiter';
+import { RATE_RULE } from '../../lib/guards/rate-rule';
+const { beta: BETA, gentleProbe: GENTLE_PROBE, relaxMs: RELAX_MS, seedRate: SEED_RATE, stepMs: STEP_MS } = RATE_RULE;
 import type { RateLimitEvent } from '../../lib/types';
 
 let events: RateLimitEvent[];

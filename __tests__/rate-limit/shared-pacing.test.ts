@@ -4,10 +4,12 @@
  * one request at a time asks for every waiting call, successes ride along, throttles are reported,
  * and a store that is down or silent hands pacing back to the local limiter.
  */
-import { SEED_RATE } from '../../lib/guards/rate-limiter';
+import { RATE_RULE } from '../../lib/guards/rate-rule';
 import { RateLimiter } from '../../lib/guards/rate-limiter';
 import { SharedPacing } from '../../lib/redis/shared-pacing';
 import type { RateLimitFleetState, RateLimitGrant, RateLimitReport, RateLimitSchedule } from '../../lib/types';
+
+const { seedRate: SEED_RATE } = RATE_RULE;
 
 /** The store's clock runs 5 s ahead of the process's: the limiter must convert. */
 const SKEW = 5000;

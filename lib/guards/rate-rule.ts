@@ -1,0 +1,222 @@
+/**
+ * The rate rule: how an engaged limiter's rate moves and which send times it grants, as pure
+ * functions of a plain, serialisable state. A process runs it (`RateLimiter`); the fleet runs the
+ * same rule in Lua on Redis (`redis/rate-rule-script.ts`), which takes every number below as an
+ * argument, and a parity test on a real Redis feeds both the same events and compares the states.
+ *
+ * An AIMD with slow start, paced rather than windowed:
+ * - **engage**: at the first throttle the rate starts at `seedRate` (or a policy's ceiling);
+ * - **grow**: while calls wait (demand above the rate), each `stepMs` doubles the rate until the
+ *   first cut (slow start); then closes on the measured capacity, then probes past it slowly, so a
+ *   server that allows more is found. Against a server that pauses callers, probing is gentle;
+ * - **cut**: a throttle of a call sent after the last cut (plus `graceMs`: the fleet's send times
+ *   reach that far ahead) sets the capacity to the successes of the last second and cuts the rate
+ *   to `beta` of it (or halves it before a second was measured): a burst of throttles cuts once;
+ * - **pause**: a server's wait holds every send time until it ends.
+ * Switching off again (`relaxMs` without a throttle) is the holder's: a process relaxes when its
+ * queue is empty, the fleet's Redis hash expires.
+ */
+
+/** Every tuning number of the rule, named once; the Lua script receives these, in this order. */
+export const RATE_RULE = {
+  /** One growth step, and one bucket of counted successes (ms). */
+  stepMs: 100,
+  /** Buckets in the measuring window (a second). */
+  windowSteps: 10,
+  /** In slow start the rate grew through the second: its last steps say what the server grants. */
+  recentSteps: 3,
+  /** The rate a limiter starts from when nothing is known, per second. */
+  seedRate: 20,
+  /** The lowest rate, per second: one call a second keeps probing the server. */
+  minRate: 1,
+  /** The share of the measured capacity a cut goes down to. */
+  beta: 0.95,
+  /** The share of the capacity growth closes on before probing past it. */
+  targetShare: 0.98,
+  /** How much of the gap to the target one step closes, plus a floor per step (per second). */
+  closeShare: 0.3,
+  closeFloor: 0.5,
+  /** Growth per step past the target, times the steps probed since the last cut. */
+  probe: 0.005,
+  /** Growth per step past the cut against a server that pauses callers: 0.2 % a second. */
+  gentleProbe: 0.0002,
+  /** A pause at least this long empties the measuring window, and makes probing gentle. */
+  longPauseMs: 200,
+  /** Quiet time after which an engaged limiter switches off. */
+  relaxMs: 5000,
+  /** The share of a stated policy's rate paced at: a little under it, so the quota is not spent. */
+  policyShare: 0.97,
+  /** At most this many missed steps are caught up at once (a limiter idle for long grows no more). */
+  maxCatchUpSteps: 50,
+  /** Rates compared within this (the fleet's hash keeps numbers as text). */
+  epsilon: 1e-6,
+} as const;
+
+const R = RATE_RULE;
+
+/** An engaged limiter's state. Times are the holder's clock (ms); the fleet's is Redis's `TIME`. */
+export interface RateState {
+  ratePerSecond: number;
+  /** The next free send time (a GCRA's theoretical arrival time). */
+  nextAt: number;
+  /** No send time before this: a server's pause. */
+  pausedUntil: number;
+  /** The end of the last long pause: measuring and probing start after it. */
+  pauseEndsAt: number;
+  lastCutAt: number;
+  /** The successes per second the server granted when it last throttled (`undefined` before a cut). */
+  capacity: number | undefined;
+  /** A ceiling a server's policy stated (per second; `Infinity`: none). */
+  ceiling: number;
+  /** Growth has been counted up to here. */
+  stepAt: number;
+  /** Steps probed past the target since the last cut: each probes a little further. */
+  probeSteps: number;
+  gentle: boolean;
+  engagedAt: number;
+  /** Successes counted per step, oldest first; the last is step `lastStep` (`floor(t / stepMs)`). */
+  successes: number[];
+  lastStep: number;
+}
+
+/** The state of a limiter engaging now, under a policy's `ceiling`, paused for `pauseMs`. */
+export function engaged(now: number, ceiling: number, pauseMs: number | undefined): RateState {
+  const state: RateState = {
+    ratePerSecond: Math.min(R.seedRate, ceiling),
+    nextAt: now,
+    pausedUntil: 0,
+    pauseEndsAt: 0,
+    lastCutAt: now,
+    capacity: ceiling === Infinity ? undefined : ceiling,
+    ceiling,
+    stepAt: now,
+    probeSteps: 0,
+    gentle: false,
+    engagedAt: now,
+    successes: new Array<number>(R.windowSteps).fill(0),
+    lastStep: Math.floor(now / R.stepMs),
+  };
+  return paused(state, now, pauseMs);
+}
+
+/** A server's policy states its rate (per second): pace a little under it. */
+export function withPolicy(state: RateState, policyRate: number): RateState {
+  const ceiling = policyRate * R.policyShare;
+  return {
+    ...state,
+    ceiling,
+    capacity: state.capacity ?? ceiling,
+    ratePerSecond: Math.min(state.ratePerSecond, ceiling),
+  };
+}
+
+/** `count` more successes, in the bucket of `now`. */
+export function counted(state: RateState, now: number, count: number): RateState {
+  const step = Math.floor(now / R.stepMs);
+  const moved = Math.min(Math.max(0, step - state.lastStep), R.windowSteps);
+  const successes = state.successes.slice(moved);
+  while (successes.length < R.windowSteps) successes.push(0);
+  successes[successes.length - 1]! += count;
+  return { ...state, successes, lastStep: Math.max(state.lastStep, step) };
+}
+
+/** Holds send times for `pauseMs` from now. */
+export function paused(state: RateState, now: number, pauseMs: number | undefined): RateState {
+  if (pauseMs === undefined || !(pauseMs > 0)) return state;
+  const pausedUntil = Math.max(state.pausedUntil, now + pauseMs);
+  // A hold of one call's share of a policy's window is no gap in the measurement; a longer one is.
+  return { ...state, pausedUntil, pauseEndsAt: pauseMs >= R.longPauseMs ? pausedUntil : state.pauseEndsAt };
+}
+
+/** What a throttle tells the rule: when its attempt was sent, and the pause the server asked for. */
+export interface ThrottleFacts {
+  sentAt: number;
+  pauseMs: number | undefined;
+  /** Throttles of attempts sent up to this long after the last cut were caused by the old rate. */
+  graceMs: number;
+}
+
+/** A throttle of an engaged limiter: cut once per burst, and pause. */
+export function throttled(state: RateState, now: number, facts: ThrottleFacts): RateState {
+  if (facts.sentAt < state.lastCutAt + facts.graceMs) return state;
+  const next = counted(state, now, 0);
+  // Without half a second of answers to measure (a pause just ended), the last estimate stands.
+  const capacity = measured(next, now) ?? next.capacity;
+  // Never above beta of the rate that drew the throttle: a noisy estimate cannot make a cut a raise.
+  const cut = capacity === undefined ? next.ratePerSecond / 2 : capacity * R.beta;
+  const ratePerSecond = Math.max(R.minRate, Math.min(next.ratePerSecond * R.beta, cut, next.ceiling));
+  // A server that pauses callers makes every probe past its limit cost the pause: probe gently.
+  const gentle = facts.pauseMs !== undefined && facts.pauseMs >= R.longPauseMs;
+  return paused({ ...next, capacity, ratePerSecond, lastCutAt: now, probeSteps: 0, gentle }, now, facts.pauseMs);
+}
+
+/** The rate after the steps since the last; it grows only with `demand` (calls waiting beyond the rate). */
+export function grown(state: RateState, now: number, demand: boolean): RateState {
+  // Time in a pause is no evidence the server allows more.
+  if (now < state.pausedUntil) return { ...state, stepAt: now };
+  const from = Math.max(state.stepAt, state.pauseEndsAt);
+  const steps = Math.floor((now - from) / R.stepMs);
+  if (steps <= 0) return from === state.stepAt ? state : { ...state, stepAt: from };
+  const stepAt = from + steps * R.stepMs;
+  if (!demand) return { ...state, stepAt };
+  let { ratePerSecond: rate, probeSteps } = state;
+  const { capacity, gentle } = state;
+  for (let i = 0; i < Math.min(steps, R.maxCatchUpSteps); i++) {
+    // Against a server that pauses callers every probe past its limit costs the whole pause, so the
+    // rate closes only on what the cut left (beta of the capacity) and then creeps.
+    const target = capacity === undefined ? undefined : capacity * (gentle ? R.beta : R.targetShare);
+    if (target === undefined) rate *= 2;
+    else if (rate < target - R.epsilon) rate = Math.min(target, rate + (target - rate) * R.closeShare + R.closeFloor);
+    else if (gentle) rate *= 1 + R.gentleProbe;
+    else rate *= 1 + R.probe * ++probeSteps;
+  }
+  return { ...state, stepAt, probeSteps, ratePerSecond: Math.min(rate, state.ceiling) };
+}
+
+/** A success said the quota is spent: the pace is at the server's limit, so it does not grow for a step. */
+export function atLimit(state: RateState, now: number): RateState {
+  return { ...state, stepAt: Math.max(state.stepAt, now) };
+}
+
+/** Send times granted: `granted` of them, from `first`, `intervalMs` apart. */
+export interface Booking {
+  state: RateState;
+  granted: number;
+  first: number;
+  intervalMs: number;
+}
+
+/**
+ * Up to `count` send times from now to `aheadMs` ahead. A late timer keeps up to one interval of
+ * credit (else every late timer would slow the rate), and no more (idle time is no licence for a
+ * burst); nor does a pause.
+ */
+export function booked(state: RateState, now: number, count: number, aheadMs: number): Booking {
+  const intervalMs = 1000 / state.ratePerSecond;
+  const first = Math.max(state.nextAt, now - intervalMs, state.pausedUntil);
+  if (first > now + aheadMs) return { state, granted: 0, first, intervalMs };
+  // Due now, or within the horizon (its end excluded).
+  const granted = Math.min(count, Math.max(1, Math.ceil((now + aheadMs - first) / intervalMs)));
+  return { state: { ...state, nextAt: first + granted * intervalMs }, granted, first, intervalMs };
+}
+
+/** Successes per second over the last second (since engaging, and out of a long pause), once enough was measured. */
+export function measured(state: RateState, now: number): number | undefined {
+  const since = now - Math.max(state.engagedAt, state.pauseEndsAt);
+  if (since < 2 * R.stepMs) return undefined;
+  const buckets = state.successes;
+  const into = now - state.lastStep * R.stepMs;
+  const rateOver = (steps: number): number => {
+    const span = Math.min(steps * R.stepMs, since);
+    const counted = Math.min(buckets.length, Math.ceil(span / R.stepMs) + 1);
+    let sum = 0;
+    for (let i = buckets.length - counted; i < buckets.length; i++) sum += buckets[i]!;
+    // The current bucket is partly filled: the span runs to its start plus the time into it.
+    return (sum * 1000) / Math.max(R.stepMs, Math.min(since, (counted - 1) * R.stepMs + into));
+  };
+  // Past slow start a short window would read the burst a server grants after a pause as its rate.
+  if (state.capacity !== undefined) {
+    return since < (R.windowSteps * R.stepMs) / 2 ? undefined : rateOver(R.windowSteps);
+  }
+  return Math.max(rateOver(R.windowSteps), rateOver(R.recentSteps));
+}
