@@ -1,3 +1,4 @@
+import { QuotaResets } from './quota-resets';
 import { TurnQueue } from './turn-queue';
 import type { Turn } from './turn-queue';
 import { atLimit, booked, counted, engaged, grown, paused, RATE_RULE, throttled, withPolicy } from './rate-rule';
@@ -9,13 +10,9 @@ import type { LimiterState, RateLimitEvent, RateLimitPacing, RateLimiterView } f
  * nothing, until the key is throttled; then calls wait their turn in a FIFO queue, released at the
  * send times the rate rule (`rate-rule.ts`) grants, and it switches itself off again once throttling
  * stops (`relaxMs` without a throttle, with an empty queue). What it adds to the rule is the
- * process's part: the queue and its timer, the fleet's pacing when shared, and when a spent quota's
- * reset is believed:
- *
- * a `Retry-After` holds the whole queue until then; so does a spent quota's reset, once a refusal
- * after the quota was said to be spent shows the reset is real (a token bucket that reports when it
- * is full again refills long before): from then on every spent quota of this key holds it until its
- * reset, so a fixed window draws no more refusals.
+ * process's part: the queue and its timer, the fleet's pacing when shared, and the quota's resets
+ * (`quota-resets.ts`). A server's `Retry-After` holds the whole queue until then, and so does a spent
+ * quota's reset once `QuotaResets` believes it.
  *
  * Pure of axios: times come from the injected clock. Its one timer runs only while a call waits
  * for its turn, and is referenced, as plain axios's pending socket is: a script whose last call
@@ -46,13 +43,8 @@ export class RateLimiter implements RateLimiterView {
   private rule: RateState | undefined;
   private readonly turns = new TurnQueue();
   private lastThrottleAt = -Infinity;
-  /**
-   * A spent quota's reset heard, not yet confirmed: a refusal of a call sent from `confirmsFrom`
-   * on, before `until`, confirms it (cleared by any success that does not say the quota is spent).
-   */
-  private spent: { confirmsFrom: number; until: number } | undefined;
-  /** This key's resets proved real once: a spent quota now holds it until its reset at once. */
-  private resetsHold = false;
+  /** When a spent quota's reset holds the key. */
+  private readonly resets = new QuotaResets();
   private timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
@@ -145,7 +137,7 @@ export class RateLimiter implements RateLimiterView {
     if (this.rule === undefined) return;
     this.pacing?.succeeded();
     const now = this.now();
-    this.spent = undefined;
+    this.resets.succeeded();
     this.rule = counted(this.rule, now, 1);
     this.maybeRelax(now);
   }
@@ -154,7 +146,7 @@ export class RateLimiter implements RateLimiterView {
   throttled(throttle: Throttle): void {
     const now = this.now();
     this.lastThrottleAt = now;
-    const pauseMs = this.confirmedReset(now, throttle) ?? throttle.pauseMs;
+    const pauseMs = this.resets.refused(now, throttle.sentAt, throttle.resetMs) ?? throttle.pauseMs;
     // The fleet hears it first, so the send times this limiter then asks for follow the report.
     this.pacing?.throttled({ sentAt: throttle.sentAt, pauseMs, policyRate: throttle.policyRate }, now);
     if (this.rule === undefined) {
@@ -168,42 +160,19 @@ export class RateLimiter implements RateLimiterView {
   }
 
   /**
-   * The hold a spent quota's reset earns. A token bucket that reports when it is full again refills
-   * long before that, and a reset in whole seconds can be a second late, so a reset is only noted
-   * until the server shows it means it: a call sent after the quota was said to be spent (after a
-   * success said so, or a step after a refusal did: one burst's refusals prove nothing), refused
-   * before the reset with no success in between. The key then holds until the reset, and from then
-   * on its resets hold it at once.
-   */
-  private confirmedReset(now: number, throttle: Throttle): number | undefined {
-    if (throttle.resetMs === undefined) return undefined;
-    const spent = this.spent;
-    if (this.resetsHold || (spent !== undefined && now < spent.until && throttle.sentAt >= spent.confirmsFrom)) {
-      this.resetsHold = true;
-      return throttle.resetMs;
-    }
-    if (spent === undefined || now >= spent.until)
-      this.spent = { confirmsFrom: now + RATE_RULE.stepMs, until: now + throttle.resetMs };
-    return undefined;
-  }
-
-  /**
    * A success said the quota is spent, with no rate stated. The pace is at the server's limit, so it
    * does not grow for a step (a refusal, not this, cuts it: a bucket drained to its last token is no
-   * sign the pace is too fast). With its reset: a key whose resets proved real holds until it (a
-   * fixed window then draws no refusal); otherwise the next refusal before it confirms it.
+   * sign the pace is too fast). Its reset holds the key as `QuotaResets` says.
    */
   spentOnSuccess(hold: Pick<Throttle, 'pauseMs' | 'resetMs'>): void {
     if (this.rule === undefined) return;
     const now = this.now();
     this.rule = atLimit(this.rule, now);
     // Spent for longer than any wait (`pauseMs` with no reset to confirm): believed at once.
-    const pauseMs = hold.resetMs === undefined ? hold.pauseMs : this.resetsHold ? hold.resetMs : undefined;
+    const pauseMs = hold.resetMs === undefined ? hold.pauseMs : this.resets.spentOnSuccess(now, hold.resetMs);
     if (pauseMs !== undefined) {
       this.rule = paused(this.rule, now, pauseMs);
       this.schedule(now);
-    } else if (hold.resetMs !== undefined) {
-      this.spent = { confirmsFrom: now, until: now + hold.resetMs };
     }
   }
 

@@ -1,0 +1,44 @@
+import { RATE_RULE } from './rate-rule';
+
+/**
+ * When a spent quota's reset is believed, for one rate-limit key. A token bucket that reports when
+ * it is full again refills long before that, and a reset in whole seconds can be a second late, so a
+ * reset is only noted until the server shows it means it: a call sent after the quota was said to be
+ * spent (after a success said so, or a step after a refusal did: one burst's refusals prove
+ * nothing), refused before the reset with no success in between. The key then holds until the
+ * reset, and from then on its resets hold it at once: a fixed window draws no more refusals.
+ */
+export class QuotaResets {
+  /**
+   * A reset heard, not yet confirmed: a refusal of a call sent from `confirmsFrom` on, before
+   * `until`, confirms it (cleared by any success that does not say the quota is spent).
+   */
+  private spent: { confirmsFrom: number; until: number } | undefined;
+  /** This key's resets proved real once. */
+  private proved = false;
+
+  /** A refusal whose quota resets in `resetMs`: the hold it earns (`undefined`: none yet). */
+  refused(now: number, sentAt: number, resetMs: number | undefined): number | undefined {
+    if (resetMs === undefined) return undefined;
+    const spent = this.spent;
+    if (this.proved || (spent !== undefined && now < spent.until && sentAt >= spent.confirmsFrom)) {
+      this.proved = true;
+      return resetMs;
+    }
+    if (spent === undefined || now >= spent.until)
+      this.spent = { confirmsFrom: now + RATE_RULE.stepMs, until: now + resetMs };
+    return undefined;
+  }
+
+  /** A success said the quota is spent until `resetMs` from now: the hold it earns (`undefined`: none yet). */
+  spentOnSuccess(now: number, resetMs: number): number | undefined {
+    if (this.proved) return resetMs;
+    this.spent = { confirmsFrom: now, until: now + resetMs };
+    return undefined;
+  }
+
+  /** A success that does not say the quota is spent: a reset heard before proves nothing now. */
+  succeeded(): void {
+    this.spent = undefined;
+  }
+}
