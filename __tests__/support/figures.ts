@@ -1,6 +1,7 @@
 /**
  * Measured figures a test reports (payments per scenario, heap growth, exit lag). A passing
- * `npm test` stays quiet; `VERBOSE=1 npm test` (or `VERBOSE=1 npx jest <file>`) prints them, which
+ * `npm test` stays quiet; `VERBOSE=1 npx jest --reporters=default [file]` prints them (the summary
+ * reporter `npm test` uses drops console output), which
  * is how the tables in docs/reliability.md are gathered.
  */
 export function reportFigures(label: string, figures: unknown): void {

@@ -39,8 +39,10 @@ export class CallRun {
   /** Where the attempts go now, and the guards that count them there. */
   route: Route;
   readonly deadline: Deadline;
-  /** The call's passage through the breaker of its route. */
+  /** The call's passage through the breaker of its route (or of the origin a redirect ended at). */
   gate: BreakerGate;
+  /** The origin a followed redirect ended at, when the call is accounted there (`answeredAt`). */
+  private accountedAt: string | undefined;
   readonly token: RetryToken;
   readonly body: BodyPlan;
   /** The attempt being retried: a failure, or a response `shouldRetry` asked to retry. */
@@ -115,9 +117,31 @@ export class CallRun {
     const route = routeTo(origin, this.config, this.shared, this.state, this.options);
     this.gate.left(this.lastError ?? this.failure);
     this.route = route;
+    this.accountedAt = undefined;
     this.gate = this.gateFor(route, false);
     if (!(await this.token.moveTo(route.budget))) return 'budget-exhausted';
     return this.gate.enter() ? undefined : 'circuit-open';
+  }
+
+  /**
+   * An attempt was answered by another origin than it was sent to (a redirect the adapter
+   * followed, `answered-by.ts`): from now on the call is accounted there — its outcome to that
+   * origin's breaker, its retries to that origin's budget. The origin that redirected counts nothing:
+   * it answered. Retries are still sent where the config says (and redirected again).
+   */
+  answeredAt(origin: string): void {
+    if (origin === (this.accountedAt ?? this.route.origin)) return;
+    let route: Route;
+    try {
+      route = routeTo(origin, this.config, this.shared, this.state, this.options);
+    } catch {
+      // breaker.key() threw for the origin that answered: the call stays accounted where it was sent.
+      return;
+    }
+    this.accountedAt = origin;
+    this.gate.left(undefined);
+    this.gate = this.gateFor(route, true);
+    void this.token.moveTo(route.budget);
   }
 
   private gateFor(route: Route, counted: boolean): BreakerGate {

@@ -1,6 +1,7 @@
 import { AxiosError } from 'axios';
 import type { AxiosResponse } from 'axios';
 import type { Decision } from '../policy/classify';
+import { answeredBy } from './answered-by';
 import { releaseBody } from './body';
 import { CallRun } from './call-run';
 import type { Attempt, MoveRefused } from './call-run';
@@ -53,6 +54,8 @@ async function loop(run: CallRun, first: Attempt | undefined): Promise<AxiosResp
   let attempt = first ?? (await send(run));
   for (;;) {
     if ('end' in attempt) return finish(run, attempt.end);
+    const answeredAt = answeredBy(attempt, run.origin);
+    if (answeredAt !== undefined) run.answeredAt(answeredAt);
     observe(run, attempt);
     const verdict = await judge(run, attempt);
     if ('accept' in verdict) return finish(run, { response: verdict.accept });

@@ -56,3 +56,12 @@ export function routeTo(
     corsSensitive: shared.cors.applies(origin, state, options),
   };
 }
+
+/** The breaker guard of `origin` for this call; `undefined` with no breaker, or when `breaker.key()` throws. */
+export function guardAt(origin: string, config: InternalAxiosRequestConfig, shared: RouteSources): Guard | undefined {
+  try {
+    return shared.breakers?.for(shared.breakerKey === undefined ? origin : shared.breakerKey(config, origin));
+  } catch {
+    return undefined;
+  }
+}

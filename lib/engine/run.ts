@@ -1,10 +1,12 @@
 import type { AxiosAdapter, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
+import { answeredBy } from './answered-by';
 import { needsPreparing } from './body';
 import type { Call, CallState } from './call';
 import { contextOf, dispatch } from './context';
 import type { CallContext, Shared } from './context';
 import { continueAfter, runAttempts } from './loop';
 import { noteSuccess } from './rate-gate';
+import { guardAt } from './route';
 
 /**
  * The engine's entry: one logical call over `base`, the caller's adapter. Request and response
@@ -61,6 +63,10 @@ function firstAttempt(context: CallContext): Promise<AxiosResponse> {
   const key = context.route.limiterKey;
   return sent.then((response) => {
     noteSuccess(shared, key, options.maxDelayMs, response);
-    return guard === undefined ? response : guard.succeed(response);
+    if (guard === undefined) return response;
+    // Answered by the origin a redirect ended at: its breaker counts the success.
+    const answeredAt = answeredBy({ response }, context.route.origin);
+    const counter = answeredAt === undefined ? guard : guardAt(answeredAt, context.config, shared);
+    return counter === undefined ? response : counter.succeed(response);
   }, retry);
 }

@@ -14,13 +14,20 @@ export function absoluteOrigin(text: string): string | undefined {
   if (text === lastText) return lastOrigin;
   // A path ('/v1/x', the common url next to a baseURL) cannot be absolute.
   if (text.charCodeAt(0) === 47) return undefined;
+  const origin = parseOrigin(text);
+  if (origin === undefined) return undefined;
+  lastText = text;
+  lastOrigin = origin;
+  return origin;
+}
+
+/** `absoluteOrigin` without its one-entry cache, for a URL that is not the one calls are made with. */
+export function parseOrigin(text: string): string | undefined {
   const match = ABSOLUTE.exec(text);
   if (match === null) return undefined;
   const scheme = match[1]!.toLowerCase();
   const port = match[3] || DEFAULT_PORTS[scheme] || '';
-  lastText = text;
-  lastOrigin = `${scheme}://${match[2]!.toLowerCase()}:${port}`;
-  return lastOrigin;
+  return `${scheme}://${match[2]!.toLowerCase()}:${port}`;
 }
 
 /** The page's origin in a browser (window or worker), written as `originOf` writes origins; `undefined` in Node. */
