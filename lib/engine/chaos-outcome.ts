@@ -49,10 +49,12 @@ export function statusOutcome(
   config: InternalAxiosRequestConfig,
   request: unknown,
 ): { response: AxiosResponse } | { error: AxiosError } {
-  const responseHeaders = AxiosHeaders.from(headers);
+  // Names in lower case, as Node and fetch hand them over (`response.headers['retry-after']`).
+  const responseHeaders = new AxiosHeaders();
+  for (const [name, value] of Object.entries(headers)) responseHeaders.set(name.toLowerCase(), value);
   const json = body !== undefined && typeof body !== 'string';
   const text = body === undefined ? '' : json ? JSON.stringify(body) : (body as string);
-  if (json && !responseHeaders.has('Content-Type')) responseHeaders.set('Content-Type', 'application/json');
+  if (json && !responseHeaders.has('content-type')) responseHeaders.set('content-type', 'application/json');
   const data = config.responseType === 'arraybuffer' ? new TextEncoder().encode(text).buffer : text;
   const response: AxiosResponse = {
     data,
