@@ -6,7 +6,7 @@
  */
 import type { AxiosError } from 'axios';
 import { isRetryableFailure } from '../../lib';
-import type { ChaosFault, RetryPluginOptions } from '../../lib';
+import type { ChaosFault, ChaosMatch, RetryPluginOptions } from '../../lib';
 import { rejection } from '../support/helpers';
 import { setupOn } from '../support/plugin-setup';
 import { serverPerTest, startServer } from '../support/test-server';
@@ -192,7 +192,7 @@ describe.each(['http', 'fetch'] as const)('over the %s adapter', (adapter) => {
 });
 
 describe('match: which attempts a fault applies to', () => {
-  const fault = (match: ChaosFault['match']): ChaosFault => ({ rate: 1, status: 503, match });
+  const fault = (match: ChaosMatch): ChaosFault => ({ rate: 1, status: 503, match });
 
   test.each([
     ['the method', { method: 'post' }, ['POST /v1/payments', 'POST /v1/payments/42'], ['GET /v1/payments']],
