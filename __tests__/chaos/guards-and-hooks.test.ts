@@ -116,3 +116,19 @@ test('onGiveUp gets the injected count; a real failure after injected ones is no
 function moveAfterFirst(config: { url?: string }, { attempt }: { attempt: number }): void {
   if (attempt > 1) config.url = config.url!.replace(/\/r$/, '/elsewhere');
 }
+
+test("the attempt header marks an attempt whose answer is dropped ('<n>; chaos'), for the OpenTelemetry span", async () => {
+  const { http } = setup({
+    retries: 2,
+    attemptHeader: true,
+    chaos: { faults: [{ rate: 1, status: 503, phase: 'after', match: { path: '/after' } }] },
+  });
+  await failure(http.get(`${t.server.url}/after`));
+  expect((await http.get(`${t.server.url}/plain`)).status).toBe(200);
+  expect(t.server.requests.map((r) => [r.url, r.headers['x-retry-attempt']])).toEqual([
+    ['/after', '1; chaos'],
+    ['/after', '2; chaos'],
+    ['/after', '3; chaos'],
+    ['/plain', '1'],
+  ]);
+});

@@ -22,7 +22,8 @@ import { destination } from './route';
 /** The call's context with its adapter wrapped in `chaos`; `retryState.injected` starts at 0. */
 export function withChaos(context: CallContext, chaos: ResolvedChaos): CallContext {
   context.state.injected = 0;
-  return { ...context, base: chaosAdapter(context.base, chaos, context.state, context.shared) };
+  const { base, state, shared, options } = context;
+  return { ...context, base: chaosAdapter(base, chaos, state, shared, options.attemptHeader) };
 }
 
 /** The faults chosen for one attempt: at most one latency, and at most one outcome (a status or an error). */
@@ -68,12 +69,23 @@ function choose(chaos: ResolvedChaos, config: InternalAxiosRequestConfig): Chose
   return latency === undefined && outcome === undefined ? undefined : { latency, outcome };
 }
 
-function chaosAdapter(base: AxiosAdapter, chaos: ResolvedChaos, state: CallState, shared: Shared): AxiosAdapter {
+function chaosAdapter(
+  base: AxiosAdapter,
+  chaos: ResolvedChaos,
+  state: CallState,
+  shared: Shared,
+  attemptHeader: string | false,
+): AxiosAdapter {
   let kind: AdapterKind | undefined;
   const adapter: AxiosAdapter = (config) => {
     const chosen = choose(chaos, config);
     if (chosen === undefined) return base(config);
     kind ??= adapterKind(base, config);
+    // An answer that will be dropped is marked on the attempt header, for the span (axios-resilience/otel).
+    if (attemptHeader !== false && chosen.outcome?.phase === 'after') {
+      const sent = config.headers.get(attemptHeader);
+      if (typeof sent === 'string') config.headers.set(attemptHeader, `${sent}; chaos`);
+    }
     return new Faulted(base, config, kind, state, shared).run(chosen);
   };
   return wrapsAdapter(adapter, base);
