@@ -18,7 +18,7 @@ export type StopReason =
 
 /** What the plugin did for one logical call; found on `response.config` and `error.config`. */
 export interface RetryState {
-  /** Requests actually sent (an attempt refused by an open breaker is not counted). */
+  /** Requests actually sent (an attempt refused by an open breaker is not counted; with `chaos`, an attempt a fault ended before the send is). */
   attempts: number;
   /**
    * The wait before each retry, in milliseconds: the wait the plugin chose (a backoff, the server's
