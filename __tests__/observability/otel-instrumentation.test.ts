@@ -115,6 +115,19 @@ describe('resendCountHook on its own', () => {
     expect(s.attributes).toEqual({ 'http.request.resend_count': 2, 'axios_resilience.hedge': true });
   });
 
+  test('marks an attempt whose answer chaos drops (attempt header "<n>; chaos"), a hedged one too', () => {
+    const first = span();
+    resendCountHook()(first, request({ 'x-retry-attempt': '1; chaos' }));
+    expect(first.attributes).toEqual({ 'axios_resilience.chaos': true });
+    const copy = span();
+    resendCountHook()(copy, request({ 'x-retry-attempt': '2; hedge; chaos' }));
+    expect(copy.attributes).toEqual({
+      'http.request.resend_count': 1,
+      'axios_resilience.hedge': true,
+      'axios_resilience.chaos': true,
+    });
+  });
+
   test('refuses a header name that is not one', () => {
     expect(() => resendCountHook({ header: 'X Retry' })).toThrow(TypeError);
   });

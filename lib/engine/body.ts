@@ -1,6 +1,7 @@
 import axios, { getAdapter } from 'axios';
 import type { AxiosAdapter, InternalAxiosRequestConfig } from 'axios';
 import { isStream } from '../policy/classify';
+import { innerAdapter } from './chaos-mark';
 import { recorderFor } from './recording';
 import type { Recording } from './recording';
 
@@ -93,7 +94,7 @@ function formSize(form: FormData): number {
  */
 async function fixForm(config: InternalAxiosRequestConfig, base: AxiosAdapter, maxBytes: number): Promise<void> {
   const form = config.data as FormData;
-  if (base === axiosHttpAdapter()) {
+  if (innerAdapter(base) === axiosHttpAdapter()) {
     // A boundary the caller set is axios's to keep; the plugin only pins one where axios would draw it.
     if (!/boundary=/i.test(String(config.headers.getContentType() ?? ''))) {
       config.headers.setContentType(`multipart/form-data; boundary=${pinnedBoundary()}`);

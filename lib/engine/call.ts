@@ -45,6 +45,7 @@ export class CallState implements RetryState {
   declare hedges?: number;
   declare hedgeWon?: boolean;
   declare retryAt?: number;
+  declare injected?: number;
   readonly #call: Call;
 
   constructor(call: Call) {

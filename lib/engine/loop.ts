@@ -1,7 +1,9 @@
 import { AxiosError } from 'axios';
 import type { AxiosResponse } from 'axios';
 import type { Decision } from '../policy/classify';
+import type { RetryEvent } from '../types';
 import { answeredBy } from './answered-by';
+import { isInjected } from './chaos-mark';
 import { releaseBody } from './body';
 import { CallRun } from './call-run';
 import type { Attempt, MoveRefused } from './call-run';
@@ -182,7 +184,7 @@ async function retry(run: CallRun, decision: Decision): Promise<Outcome | Wait> 
             response.request,
             response,
           );
-    const event = {
+    const event: RetryEvent = {
       attempt: state.attempts,
       delayMs: step.delayMs,
       delaySource: step.source,
@@ -190,6 +192,7 @@ async function retry(run: CallRun, decision: Decision): Promise<Outcome | Wait> 
       error,
       config: run.config,
     };
+    if (isInjected(response ?? error)) event.injected = true;
     const ended = await runHook(() => onRetry(event), run);
     if (ended.how !== 'done') return interrupted(run, ended, () => run.deadline.error(run.config));
   }

@@ -1,6 +1,7 @@
 import type { AxiosAdapter, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
 import { answeredBy } from './answered-by';
 import { needsPreparing } from './body';
+import { withChaos } from './chaos';
 import type { Call, CallState } from './call';
 import { contextOf, dispatch } from './context';
 import type { CallContext, Shared } from './context';
@@ -28,6 +29,7 @@ export function runCall(
     return Promise.reject(error);
   }
   const { options } = context;
+  if (options.chaos !== false) context = withChaos(context, options.chaos);
   if (
     options.plain &&
     // An origin that never throttled: one field check. A throttled one's calls wait their turn in the loop.

@@ -17,6 +17,13 @@ export const RESEND_COUNT_ATTRIBUTE = 'http.request.resend_count';
 /** Set to `true` on the span of a hedged copy (the plugin's attempt header then reads `'<n>; hedge'`). */
 export const HEDGE_ATTRIBUTE = 'axios_resilience.hedge';
 
+/**
+ * Set to `true` on the span of an attempt whose answer `chaos` will drop (`phase: 'after'`: the
+ * attempt header then reads `'<n>; chaos'`): the server's status on the span is not what the
+ * client saw. A fault injected before the send sends nothing, so it has no span.
+ */
+export const CHAOS_ATTRIBUTE = 'axios_resilience.chaos';
+
 /** The header `attemptHeader: true` sends. */
 const DEFAULT_HEADER = 'X-Retry-Attempt';
 
@@ -87,11 +94,14 @@ export function resendCountHook(options: ResendCountHookOptions = {}): ResendCou
     const value = outgoing.getHeader(header);
     if (value === undefined) return;
     if (!keep && !outgoing.headersSent) outgoing.removeHeader(header);
-    // '3', or '3; hedge' for a hedged copy.
-    const [count, marker] = String(Array.isArray(value) ? value[0] : value).split(';');
+    // '3', '3; hedge' for a hedged copy, '3; chaos' (or '3; hedge; chaos') for an answer chaos drops.
+    const [count, ...markers] = String(Array.isArray(value) ? value[0] : value)
+      .split(';')
+      .map((part) => part.trim());
     const attempt = Number(count);
     // The conventions set the count on resends only: attempt 2 is resend 1.
     if (Number.isInteger(attempt) && attempt >= 2) span.setAttribute(RESEND_COUNT_ATTRIBUTE, attempt - 1);
-    if (marker?.trim() === 'hedge') span.setAttribute(HEDGE_ATTRIBUTE, true);
+    if (markers.includes('hedge')) span.setAttribute(HEDGE_ATTRIBUTE, true);
+    if (markers.includes('chaos')) span.setAttribute(CHAOS_ATTRIBUTE, true);
   };
 }

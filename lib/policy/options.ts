@@ -2,6 +2,7 @@ import type { GiveUpEvent, JitterStrategy, RetryEvent, RetryPluginOptions, Retry
 import { DEFAULT_ERROR_CODES, DEFAULT_STATUS_CODES, DEFAULTS, MAX_TIMER_MS, systemClock } from './defaults';
 import { resolveBreaker, resolveBudget, resolveRateLimit } from './guard-options';
 import type { ResolvedBreakerOptions, ResolvedBudget, ResolvedRateLimit } from './guard-options';
+import { resolveChaos, type ChaosSetting } from './chaos-options';
 import { resolveKeys } from './key-options';
 import type { KeySettings } from './key-options';
 import { checkKnown, fail, fn, HEADER_NAME, isPlainObject, nonNegative, own, shown, wholeNumber } from './validate';
@@ -15,7 +16,7 @@ export type { ResolvedBreakerOptions };
  */
 
 /** The settings of one call's retry loop, validated. Budget and breaker live on the plugin. */
-export interface ResolvedOptions extends KeySettings {
+export interface ResolvedOptions extends KeySettings, ChaosSetting {
   retries: number;
   baseDelayMs: number;
   maxDelayMs: number;
@@ -86,6 +87,7 @@ const CALL_FIELDS = new Set([
   'attemptHeader',
   'replay',
   'body',
+  'chaos',
 ]);
 const PLUGIN_FIELDS = new Set([
   ...CALL_FIELDS,
@@ -257,6 +259,7 @@ export function resolveCallOptions(input: Input, base: ResolvedOptions | undefin
     attemptHeader: attemptHeader(where, own(input, 'attemptHeader'), base?.attemptHeader ?? DEFAULTS.attemptHeader),
     replayMaxBytes: replayBound(where, own(input, 'replay'), base?.replayMaxBytes ?? DEFAULTS.replay.maxBytes),
     body: bodyFactory(where, own(input, 'body'), base),
+    chaos: resolveChaos(where, own(input, 'chaos'), base?.chaos),
   };
   const plain =
     resolved.beforeAttempt === undefined &&

@@ -16,6 +16,8 @@ export type {
 } from './resource';
 export { nockRoute, connectionReset } from './nock';
 export { seededRandom } from './random';
+export { assertCreatedOnce, assertRetryWaits } from './assertions';
+export type { RetryWaitBounds } from './assertions';
 export type { NockInterceptorLike, NockRoute, NockScopeLike } from './nock';
 export type { Route } from './route';
 export type { NormalizedStep, ResetStep, ResponseStep, StatusStep, Step } from './steps';

@@ -18,7 +18,7 @@ export type StopReason =
 
 /** What the plugin did for one logical call; found on `response.config` and `error.config`. */
 export interface RetryState {
-  /** Requests actually sent (an attempt refused by an open breaker is not counted). */
+  /** Requests actually sent (an attempt refused by an open breaker is not counted; with `chaos`, an attempt a fault ended before the send is). */
   attempts: number;
   /**
    * The wait before each retry, in milliseconds: the wait the plugin chose (a backoff, the server's
@@ -46,6 +46,11 @@ export interface RetryState {
    * without being sent until then.
    */
   retryAt?: number;
+  /**
+   * With `chaos` on for the call: how many of its attempts had an injected outcome (counted in
+   * `attempts` too, though a fault injected before the send sent nothing).
+   */
+  injected?: number;
 }
 
 /** Handed to `onRetry` before each wait. */
@@ -72,6 +77,8 @@ export interface RetryEvent {
   error: AxiosError;
   /** The config of the next attempt; changing `config.headers` here changes what the next attempt sends. */
   config: InternalAxiosRequestConfig;
+  /** `true` when the failure being retried was injected by `chaos` (`error.injected` says which fault). */
+  injected?: boolean;
 }
 
 /** What the decision table says about one failed attempt. */

@@ -5,3 +5,4 @@
 export type * from './options';
 export type * from './events';
 export type * from './guards';
+export type * from './chaos';

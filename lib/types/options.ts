@@ -2,6 +2,7 @@
 import type { InternalAxiosRequestConfig } from 'axios';
 import type { AttemptInfo, CircuitStateChange, GiveUpEvent, HedgeEvent, RetryContext, RetryEvent } from './events';
 import type { BreakerSync, RateLimitEvent, RateLimitStore, RetryBudgetLike } from './guards';
+import type { ChaosOptions } from './chaos';
 
 /** The adaptive per-origin rate limiter's settings (see `rateLimit`). */
 export interface RateLimitOptions {
@@ -309,6 +310,14 @@ export interface RetryPluginOptions {
    * @default `Date.now`, read when a call runs (fake timers installed after the plugin was made are honoured)
    */
   now?: () => number;
+  /**
+   * Fault injection inside the client: injected responses, network errors and latency, on a share
+   * of the matching attempts, seen by the decision table, `shouldRetry`, the budget, the breaker,
+   * the rate limiter and the hooks as real outcomes are. Off unless given; `enabled: false` turns it
+   * off, and `retry: { chaos: false }` for one call. See docs/guides/chaos.md.
+   * @default undefined (off)
+   */
+  chaos?: ChaosOptions;
 }
 
 /**
@@ -318,8 +327,13 @@ export interface RetryPluginOptions {
  */
 export interface RetryRequestOptions extends Omit<
   RetryPluginOptions,
-  'budget' | 'breaker' | 'idempotencyKey' | 'onCircuitStateChange' | 'now' | 'rateLimit' | 'onRateLimit'
+  'budget' | 'breaker' | 'idempotencyKey' | 'onCircuitStateChange' | 'now' | 'rateLimit' | 'onRateLimit' | 'chaos'
 > {
+  /**
+   * `false`: no fault is injected into this call (faults are set on the plugin).
+   * @default the plugin's `chaos`
+   */
+  chaos?: false;
   /**
    * A string pins the key for this call; `false` sends none; an object overrides the settings.
    * @default the plugin's `idempotencyKey` setting

@@ -1,0 +1,93 @@
+/**
+ * The seed's three scenarios under vitest (run by testing/seed-scenarios-vitest.test.ts): the same
+ * as testing/seed-scenarios.test.ts, with vitest's fake timers. Sockets stay real.
+ */
+import axios from 'axios';
+import { afterEach, expect, test, vi } from 'vitest';
+import { retryPlugin } from '../../../lib';
+import type { RetryPluginOptions } from '../../../lib';
+import { assertCreatedOnce, assertRetryWaits, createIdempotentResource, startFaultServer } from '../../../lib/testing';
+import type { FaultServer, FaultServerOptions } from '../../../lib/testing';
+
+let server: FaultServer | undefined;
+const plugins: Array<{ close(): Promise<void> }> = [];
+afterEach(async () => {
+  vi.useRealTimers();
+  while (plugins.length) await plugins.pop()!.close();
+  await server?.close();
+  server = undefined;
+});
+
+async function start(options: FaultServerOptions) {
+  server = await startFaultServer(options);
+  return server;
+}
+
+function client(options: RetryPluginOptions) {
+  const plugin = retryPlugin(options);
+  plugins.push(plugin);
+  const http = axios.create({ baseURL: server!.url });
+  plugin.install(http);
+  return http;
+}
+
+/** The plugin's timers and clock fake; setImmediate real, so sockets are answered. */
+function fakeTimers(): void {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] });
+}
+
+async function settle(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !done(); i++) await new Promise((resolve) => setImmediate(resolve));
+}
+
+test('fail twice then succeed: three requests, waits within the backoff, one payment', async () => {
+  const payments = createIdempotentResource();
+  await start({ routes: { 'POST /v1/payments': { steps: ['503', '503', '201'], resource: payments } } });
+  const http = client({ baseDelayMs: 20, idempotencyKey: { serverDedupes: true } });
+  const response = await http.post('/v1/payments', { amount: 100 });
+  expect(response.status).toBe(201);
+  expect(server!.requestsTo('POST /v1/payments')).toHaveLength(3);
+  assertRetryWaits(response.config.retryState, { baseDelayMs: 20 });
+  assertCreatedOnce(payments, [response.config.retryState]);
+});
+
+test('429 with Retry-After: 5, on fake timers: the retry waits 5 s', async () => {
+  fakeTimers();
+  await start({ routes: { 'GET /v1/items': [{ status: 429, headers: { 'Retry-After': '5' } }, '200'] } });
+  const http = client({});
+  let done = false;
+  const call = http.get('/v1/items').finally(() => (done = true));
+  await settle(() => server!.requests.length === 1);
+  await vi.advanceTimersByTimeAsync(4999);
+  expect(server!.requests).toHaveLength(1);
+  await vi.advanceTimersByTimeAsync(1);
+  await settle(() => done);
+  const response = await call;
+  expect(response.config.retryState?.delaysMs).toEqual([5000]);
+  assertRetryWaits(response.config.retryState, { serverWaitsMs: [5000] });
+});
+
+test('a 15 s hang against a 1 s timeout: cut off at 1 s, retried, answered', async () => {
+  fakeTimers();
+  await start({ routes: { 'GET /v1/items': [{ delayMs: 15_000 }, '200'] } });
+  const http = client({ baseDelayMs: 100, random: () => 0.5 });
+  let done = false;
+  const call = http.get('/v1/items', { timeout: 1000 }).finally(() => (done = true));
+  await settle(() => server!.requests.length === 1);
+  await vi.advanceTimersByTimeAsync(1000);
+  await vi.advanceTimersByTimeAsync(50);
+  await settle(() => done);
+  const response = await call;
+  expect(response.status).toBe(200);
+  expect(response.config.retryState).toMatchObject({ attempts: 2, delaysMs: [50] });
+  assertRetryWaits(response.config.retryState, { baseDelayMs: 100 });
+});
+
+test('the same failures from inside the client: chaos against a server that never fails', async () => {
+  await start({ routes: { 'GET /v1/items': ['200'] } });
+  const http = client({ baseDelayMs: 20, chaos: { seed: 31, faults: [{ rate: 0.5, status: 503 }] } });
+  const responses = await Promise.all(Array.from({ length: 20 }, () => http.get('/v1/items')));
+  expect(responses.reduce((sum, r) => sum + r.config.retryState!.injected!, 0)).toBeGreaterThan(0);
+  expect(server!.requests).toHaveLength(20);
+  for (const response of responses) assertRetryWaits(response.config.retryState, { baseDelayMs: 20 });
+});

@@ -1,0 +1,19 @@
+/** The vitest example of the seed's three scenarios (support/testing/seed-scenarios.vitest.ts), run in a child process: vitest runs its own files. */
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+
+test('vitest runs the seed scenarios: all four pass', () => {
+  const root = join(__dirname, '../..');
+  const out = execFileSync(
+    process.execPath,
+    [
+      join(root, 'node_modules/vitest/vitest.mjs'),
+      'run',
+      '--config',
+      join(root, '__tests__/support/testing/vitest.config.mts'),
+    ],
+    { cwd: root, encoding: 'utf8', env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1', CI: '1' } },
+  );
+  // eslint-disable-next-line no-control-regex
+  expect(out.replace(/\x1b\[[0-9;]*m/g, '')).toMatch(/Tests\s+4 passed \(4\)/);
+});

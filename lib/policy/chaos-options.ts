@@ -1,0 +1,193 @@
+import { MAX_TIMER_MS } from './defaults';
+import { absoluteOrigin } from './origin';
+import { seededRandom } from './random';
+import { checkKnown, fail, isPlainObject, own, shown } from './validate';
+
+/**
+ * The `chaos` option, validated: each fault in one shape, and the source that chooses which
+ * attempts get one (seeded when `seed` is given). The plugin's setting; a request can only turn it
+ * off (`retry: { chaos: false }`).
+ */
+
+/** The network codes a fault may inject: each is made as the attempt's adapter makes it (`engine/chaos-outcome.ts`). */
+export const CHAOS_ERROR_CODES: readonly string[] = [
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ETIMEDOUT',
+  'ECONNABORTED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'ENETDOWN',
+  'EHOSTDOWN',
+  'ERR_NETWORK',
+];
+
+/** What a fault does to the attempt it is chosen for. */
+export type FaultEffect =
+  | { kind: 'status'; status: number; headers: Record<string, string>; body: unknown }
+  | { kind: 'error'; code: string }
+  | { kind: 'latency'; latencyMs: number };
+
+/** One fault, validated. */
+export interface ResolvedFault {
+  /** Its index in `chaos.faults`, for the mark on what it injects. */
+  index: number;
+  rate: number;
+  phase: 'before' | 'after';
+  origins: ReadonlySet<string> | undefined;
+  /** Upper case. */
+  methods: ReadonlySet<string> | undefined;
+  path: string | RegExp | undefined;
+  effect: FaultEffect;
+}
+
+/** The plugin's faults and the source that draws for them, in [0, 1). */
+export interface ResolvedChaos {
+  faults: readonly ResolvedFault[];
+  draw: () => number;
+}
+
+/** A call's chaos setting, on its resolved options: `false` for none. */
+export interface ChaosSetting {
+  chaos: false | ResolvedChaos;
+}
+
+const CHAOS_FIELDS = new Set(['faults', 'seed', 'enabled']);
+const FAULT_FIELDS = new Set(['rate', 'match', 'phase', 'status', 'headers', 'body', 'error', 'latencyMs']);
+const MATCH_FIELDS = new Set(['origin', 'method', 'path']);
+const KINDS = ['status', 'error', 'latencyMs'] as const;
+
+/** A string or a non-empty list of strings, as a set of `normal` forms; `undefined` when not given. */
+function names(
+  field: string,
+  value: unknown,
+  normal: (text: string) => string | undefined,
+  allowed: string,
+): ReadonlySet<string> | undefined {
+  if (value === undefined) return undefined;
+  const list: unknown[] = Array.isArray(value) ? value : [value];
+  const set = new Set<string>();
+  for (const item of list) {
+    const normalised = typeof item === 'string' ? normal(item) : undefined;
+    if (normalised === undefined) fail('', field, `must be ${allowed} or a list of them, got ${shown(item)}`);
+    set.add(normalised);
+  }
+  if (set.size === 0) fail('', field, `must be ${allowed} or a non-empty list of them, got an empty array`);
+  return set;
+}
+
+function matchOf(field: string, value: unknown): Pick<ResolvedFault, 'origins' | 'methods' | 'path'> {
+  if (value === undefined) return { origins: undefined, methods: undefined, path: undefined };
+  if (!isPlainObject(value)) fail('', field, `must be an object such as { method: 'POST' }, got ${shown(value)}`);
+  checkKnown(`${field}.`, value, MATCH_FIELDS);
+  const path = own(value, 'path');
+  if (path !== undefined && !(path instanceof RegExp) && !(typeof path === 'string' && path.startsWith('/'))) {
+    fail('', `${field}.path`, `must be a path starting with '/' or a RegExp, got ${shown(path)}`);
+  }
+  return {
+    origins: names(
+      `${field}.origin`,
+      own(value, 'origin'),
+      (text) => absoluteOrigin(text),
+      "an absolute origin ('https://api.example.com')",
+    ),
+    methods: names(
+      `${field}.method`,
+      own(value, 'method'),
+      (text) => (/^[A-Za-z]+$/.test(text) ? text.toUpperCase() : undefined),
+      "a method name ('POST')",
+    ),
+    path: path as string | RegExp | undefined,
+  };
+}
+
+function effectOf(field: string, fault: Record<string, unknown>): FaultEffect {
+  const given = KINDS.filter((kind) => own(fault, kind) !== undefined);
+  if (given.length !== 1) {
+    fail(
+      '',
+      field,
+      `must have exactly one of status, error or latencyMs, got ${given.length === 0 ? 'none' : given.join(' and ')}`,
+    );
+  }
+  const status = own(fault, 'status');
+  const headers = own(fault, 'headers');
+  const body = own(fault, 'body');
+  if (status === undefined && (headers !== undefined || body !== undefined)) {
+    fail('', `${field}.${headers === undefined ? 'body' : 'headers'}`, 'is allowed only with status');
+  }
+  if (given[0] === 'status') {
+    if (typeof status !== 'number' || !Number.isInteger(status) || status < 400 || status > 599) {
+      fail('', `${field}.status`, `must be a failure status (400-599), got ${shown(status)}`);
+    }
+    if (
+      headers !== undefined &&
+      (!isPlainObject(headers) || Object.values(headers).some((v) => typeof v !== 'string'))
+    ) {
+      fail('', `${field}.headers`, `must be an object of header strings, got ${shown(headers)}`);
+    }
+    return { kind: 'status', status, headers: { ...(headers as Record<string, string> | undefined) }, body };
+  }
+  if (given[0] === 'error') {
+    const code = own(fault, 'error');
+    if (typeof code !== 'string' || !CHAOS_ERROR_CODES.includes(code)) {
+      fail('', `${field}.error`, `must be one of ${CHAOS_ERROR_CODES.join(', ')}, got ${shown(code)}`);
+    }
+    return { kind: 'error', code };
+  }
+  const latencyMs = own(fault, 'latencyMs');
+  if (typeof latencyMs !== 'number' || !Number.isFinite(latencyMs) || latencyMs < 0 || latencyMs > MAX_TIMER_MS) {
+    fail('', `${field}.latencyMs`, `must be ms from 0 to ${MAX_TIMER_MS}, got ${shown(latencyMs)}`);
+  }
+  return { kind: 'latency', latencyMs };
+}
+
+function faultOf(value: unknown, index: number): ResolvedFault {
+  const field = `chaos.faults[${index}]`;
+  if (!isPlainObject(value))
+    fail('', field, `must be an object such as { rate: 0.1, status: 503 }, got ${shown(value)}`);
+  checkKnown(`${field}.`, value, FAULT_FIELDS);
+  const rate = own(value, 'rate');
+  if (typeof rate !== 'number' || !(rate >= 0 && rate <= 1)) {
+    fail('', `${field}.rate`, `must be a number from 0 to 1, got ${shown(rate)}`);
+  }
+  const phase = own(value, 'phase') ?? 'before';
+  if (phase !== 'before' && phase !== 'after') {
+    fail('', `${field}.phase`, `must be 'before' or 'after', got ${shown(phase)}`);
+  }
+  return { index, rate, phase, ...matchOf(`${field}.match`, own(value, 'match')), effect: effectOf(field, value) };
+}
+
+/**
+ * The call's chaos: from the plugin's `chaos` (`base` undefined) or a request's `retry.chaos`
+ * over the plugin's. `false`: none. Throws a `TypeError` naming the wrong field.
+ */
+export function resolveChaos(
+  where: string,
+  value: unknown,
+  base: false | ResolvedChaos | undefined,
+): false | ResolvedChaos {
+  if (base !== undefined) {
+    if (value === undefined) return base;
+    if (value !== false)
+      fail(where, 'chaos', `can only be false per request (faults are set on the plugin), got ${shown(value)}`);
+    return false;
+  }
+  if (value === undefined) return false;
+  if (!isPlainObject(value)) fail(where, 'chaos', `must be an object such as { faults: [...] }, got ${shown(value)}`);
+  checkKnown(`${where}chaos.`, value, CHAOS_FIELDS);
+  const faults = own(value, 'faults');
+  if (!Array.isArray(faults)) fail(where, 'chaos.faults', `must be an array of faults, got ${shown(faults)}`);
+  const seed = own(value, 'seed');
+  if (seed !== undefined && (typeof seed !== 'number' || !Number.isSafeInteger(seed))) {
+    fail(where, 'chaos.seed', `must be a whole number, got ${shown(seed)}`);
+  }
+  const enabled = own(value, 'enabled') ?? true;
+  if (typeof enabled !== 'boolean') fail(where, 'chaos.enabled', `must be true or false, got ${shown(enabled)}`);
+  const resolved = faults.map(faultOf);
+  if (!enabled || resolved.length === 0) return false;
+  return { faults: resolved, draw: seed === undefined ? Math.random : seededRandom(seed) };
+}
