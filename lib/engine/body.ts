@@ -2,6 +2,7 @@ import axios, { getAdapter } from 'axios';
 import type { AxiosAdapter, InternalAxiosRequestConfig } from 'axios';
 import { isStream } from '../policy/classify';
 import { recorderFor } from './recording';
+import { typed } from '../policy/validate';
 import type { Recording } from './recording';
 
 /**
@@ -156,7 +157,7 @@ export class BodyPlan {
     if (!isBody(body)) {
       throw new TypeError(
         'axios-resilience: config.retry.body() must return a request body (a string, Buffer, ArrayBuffer, ' +
-          `typed array, Blob, FormData, URLSearchParams or stream), got ${body === null ? 'null' : typeof body}`,
+          `typed array, Blob, FormData, URLSearchParams or stream), got ${typed(body)}`,
       );
     }
     config.data = body;

@@ -11,6 +11,8 @@
  *
  * @module axios-resilience/otel
  */
+import { HEADER_NAME, typed } from '../policy/validate';
+
 /** The attribute the OpenTelemetry HTTP semantic conventions define for resends. */
 export const RESEND_COUNT_ATTRIBUTE = 'http.request.resend_count';
 
@@ -77,9 +79,13 @@ export type ResendCountHook = (span: SpanAttributeSetter, request: object) => vo
 export function resendCountHook(options: ResendCountHookOptions = {}): ResendCountHook {
   const header = options.header ?? DEFAULT_HEADER;
   const keep = options.keepHeader ?? false;
-  if (typeof header !== 'string' || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(header)) {
-    throw new TypeError('resendCountHook: header must be a valid header name');
+  if (typeof header !== 'string' || !HEADER_NAME.test(header)) {
+    throw new TypeError(
+      `resendCountHook: header must be a header name such as "X-Retry-Attempt", got ${typed(header)}`,
+    );
   }
+  if (typeof keep !== 'boolean')
+    throw new TypeError(`resendCountHook: keepHeader must be a boolean, got ${typed(keep)}`);
   return (span, request) => {
     // A server span's request is an IncomingMessage: no getHeader, and not ours to count.
     if (typeof (request as Partial<OutgoingRequest>).getHeader !== 'function') return;

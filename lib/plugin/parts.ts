@@ -6,6 +6,7 @@ import { OriginBudget } from '../guards/origin-budget';
 import { BoundedMap } from '../guards/origins';
 import { RateLimiters } from '../guards/rate-limiters';
 import type { ResolvedPluginOptions } from '../policy/options';
+import { typed } from '../policy/validate';
 
 /** Origins whose hedge latencies are kept (the least recently used is dropped past it). */
 const LATENCY_ORIGINS = 1000;
@@ -65,7 +66,7 @@ export function sharedParts(resolved: ResolvedPluginOptions): {
 /** A key a user's function chose (`breaker.key`, `rateLimit.key`): a non-empty string, or a `TypeError` naming it. */
 function checkedKey(name: string, chosen: unknown): string {
   if (typeof chosen !== 'string' || chosen === '') {
-    throw new TypeError(`axios-resilience: ${name} must return a non-empty string, got ${String(chosen)}`);
+    throw new TypeError(`axios-resilience: ${name} must return a non-empty string, got ${typed(chosen)}`);
   }
   return chosen;
 }

@@ -17,7 +17,7 @@ export interface RetryPlugin {
    * without its interceptors. Installing the same plugin again on an instance is harmless (one
    * retry loop, one hook call per event; it goes when the last returned eject is called);
    * installing a different plugin on an instance that has one throws a `TypeError` (two loops
-   * would retry each other's retries).
+   * would retry each other's retries), and so does installing a plugin after its `close()`.
    */
   install(instance: AxiosInstance): () => void;
   /**
