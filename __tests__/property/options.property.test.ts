@@ -256,7 +256,9 @@ test('anything that is not an object or false is refused as a whole', () => {
         fc.constant(() => 1),
       ),
       (value) => {
-        expect(() => resolvePluginOptions(value as never)).toThrow(/^axios-resilience: options must be an object, got /);
+        expect(() => resolvePluginOptions(value as never)).toThrow(
+          /^axios-resilience: options must be an object, got /,
+        );
         expect(() => resolveRequestOptions(value, base)).toThrow(
           /^axios-resilience: config\.retry must be false or an options object, got /,
         );
