@@ -25,6 +25,8 @@ export type {
   IdempotencyKeyOptions,
   JitterStrategy,
   LimiterState,
+  PluginEventName,
+  PluginEvents,
   RateLimitEvent,
   RateLimitFleetState,
   RateLimitGrant,
@@ -45,6 +47,7 @@ export type {
   RetryBudgetState,
   RetryRequestOptions,
   RetryState,
+  SettleEvent,
   StopReason,
   StoreEvent,
 } from './types';

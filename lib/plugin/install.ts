@@ -101,7 +101,7 @@ function install(instance: AxiosInstance, plugin: Plugin): Installation {
     // no config to find the call by), so the give-up is reported here.
     if (config.signal !== undefined || config.cancelToken !== undefined) {
       const cancelled = cancellation(config);
-      if (cancelled !== undefined) giveUp(state, CallState.callOf(state)!, cancelled);
+      if (cancelled !== undefined) giveUp(state, CallState.callOf(state)!, cancelled, shared.listeners);
     }
     return config;
   };
@@ -110,7 +110,7 @@ function install(instance: AxiosInstance, plugin: Plugin): Installation {
   const onResponseError = (error: unknown): never => {
     const state = (error as { config?: InternalAxiosRequestConfig } | null)?.config?.retryState;
     const call = CallState.callOf(state);
-    if (call !== undefined && call.owner === owner) giveUp(state as CallState, call, error);
+    if (call !== undefined && call.owner === owner) giveUp(state as CallState, call, error, shared.listeners);
     throw error;
   };
 
