@@ -33,6 +33,8 @@ export type {
   IdempotencyKeyOptions,
   JitterStrategy,
   LimiterState,
+  PluginEventName,
+  PluginEvents,
   RateLimitEvent,
   RateLimitFleetState,
   RateLimitGrant,
@@ -53,6 +55,7 @@ export type {
   RetryBudgetState,
   RetryRequestOptions,
   RetryState,
+  SettleEvent,
   StopReason,
   StoreEvent,
 } from './types';

@@ -18,7 +18,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   plugin: ['types', 'policy', 'guards', 'engine'],
   redis: ['types', 'policy', 'guards'],
   testing: ['types', 'policy', 'guards'],
-  otel: [],
+  otel: ['types', 'policy'],
 };
 
 function files(dir: string): string[] {

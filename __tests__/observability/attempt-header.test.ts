@@ -32,7 +32,7 @@ describe('attempt header', () => {
 
   test('a bad header name is refused', () => {
     expect(() => client({ attemptHeader: 'Bad Header' })).toThrow(
-      /attemptHeader must be false, true or a valid header name/,
+      /attemptHeader must be false, true or a header name such as "X-Retry-Attempt", got the string "Bad Header"/,
     );
   });
 });

@@ -8,7 +8,7 @@ import { retryPlugin } from '../../lib';
 import type { RetryPlugin } from '../../lib';
 import { startFaultServer } from '../../lib/testing';
 import type { FaultServer } from '../../lib/testing';
-import { openTelemetryRetries } from '../../examples/observability/otel';
+import { openTelemetryRetries } from '../../lib/otel';
 import { retryLogging } from '../../examples/observability/pino';
 
 /**
@@ -65,7 +65,7 @@ afterAll(async () => {
 });
 
 function client(options: Parameters<typeof retryPlugin>[0] = {}) {
-  const otel = openTelemetryRetries(tracer);
+  const otel = openTelemetryRetries({ tracer, api: { context, trace } });
   const http = axios.create({ adapter: otel.adapter });
   plugin = retryPlugin({
     baseDelayMs: 2,
@@ -95,7 +95,7 @@ async function inParent<T>(fn: () => Promise<T>): Promise<{ result: T | unknown;
 
 const attemptSpans = () => exporter.getFinishedSpans().filter((s) => s.kind === SpanKind.CLIENT);
 
-describe('OpenTelemetry recipe', () => {
+describe('openTelemetryRetries (axios-resilience/otel)', () => {
   test('one CLIENT span per attempt, with http.request.resend_count on each resend only', async () => {
     server = await startFaultServer({ routes: { 'POST /v1/payments': ['503', '503', '201'] } });
     const http = client({ idempotencyKey: { serverDedupes: [server.url] } });

@@ -34,7 +34,7 @@ describe('plugin options', () => {
     [{ maxDelayMs: Number.NaN }, /maxDelayMs/],
     [{ baseDelayMs: 1000, maxDelayMs: 100 }, /maxDelayMs \(100\) must not be below baseDelayMs \(1000\)/],
     [{ maxDelayMs: 2 ** 31 }, /maxDelayMs must be at most 2147483647/],
-    [{ jitter: 'fancy' }, /jitter must be one of full, equal, decorrelated, none/],
+    [{ jitter: 'fancy' }, /jitter must be one of "full", "equal", "decorrelated", "none", got "fancy"/],
     [{ statusCodes: [503, 'x'] }, /statusCodes/],
     [{ errorCodes: 'ECONNRESET' }, /errorCodes/],
     [{ retryAfter: 'wait' }, /retryAfter/],
@@ -82,8 +82,8 @@ describe('per-request options', () => {
   });
 
   test.each([
-    [{ budget: false }, /config.retry.budget is not a known option/],
-    [{ breaker: false }, /config.retry.breaker is not a known option/],
+    [{ budget: false }, /config.retry.budget can be set only in retryPlugin\(\{ budget \}\), not per request/],
+    [{ breaker: false }, /config.retry.breaker can be set only in retryPlugin\(\{ breaker \}\), not per request/],
     [{ retries: -2 }, /config.retry.retries/],
     [{ idempotencyKey: 'bad\r\nkey' }, /config.retry.idempotencyKey must be 1-255 printable ASCII/],
     [{ idempotencyKey: 'ключ' }, /printable ASCII/],

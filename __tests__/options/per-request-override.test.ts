@@ -41,6 +41,6 @@ describe('per-request override', () => {
   test('a per-request override cannot change the budget', async () => {
     const { http } = client();
     const error = await rejection(http.get(`${API}/r`, { retry: { budget: false } as never }));
-    expect(error.message).toMatch(/config\.retry\.budget is not a known option/);
+    expect(error.message).toMatch(/config\.retry\.budget can be set only in retryPlugin\(\{ budget \}\)/);
   });
 });

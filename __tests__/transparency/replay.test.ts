@@ -233,7 +233,7 @@ describe('a body factory (retry.body) makes each retry afresh', () => {
     expect(gaveUp).toHaveLength(1);
     const thrown = (gaveUp[0]!.retryState.hookError ?? error) as Error;
     expect(thrown).toBeInstanceOf(TypeError);
-    expect(thrown.message).toMatch(/config\.retry\.body\(\) must return a request body.*got number/);
+    expect(thrown.message).toMatch(/config\.retry\.body\(\) must return a request body.*got the number 42/);
   });
 });
 

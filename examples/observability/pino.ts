@@ -3,11 +3,12 @@
  * `(object, message)` signature). One line per event, flat fields, no request bodies or headers:
  * an Idempotency-Key is safe to log, an Authorization header is not.
  *
- * In your code import from 'axios-resilience'; this file imports the sources so it is tested with them.
+ * Its imports are the package's (the repository's tsconfig and jest map `axios-resilience` to the
+ * sources, so it is tested with them): copy it as it is.
  */
 import axios from 'axios';
 import type { AxiosRequestConfig } from 'axios';
-import type { CircuitStateChange, GiveUpEvent, RetryEvent, RetryPluginOptions } from '../../lib';
+import type { CircuitStateChange, GiveUpEvent, RetryEvent, RetryPluginOptions } from 'axios-resilience';
 
 /** The part of a pino logger used here; `pino()` satisfies it. */
 export interface LogLike {

@@ -3,6 +3,7 @@ import type { AxiosAdapter, InternalAxiosRequestConfig } from 'axios';
 import { isStream } from '../policy/classify';
 import { innerAdapter } from './chaos-mark';
 import { recorderFor } from './recording';
+import { typed } from '../policy/validate';
 import type { Recording } from './recording';
 
 /**
@@ -157,7 +158,7 @@ export class BodyPlan {
     if (!isBody(body)) {
       throw new TypeError(
         'axios-resilience: config.retry.body() must return a request body (a string, Buffer, ArrayBuffer, ' +
-          `typed array, Blob, FormData, URLSearchParams or stream), got ${body === null ? 'null' : typeof body}`,
+          `typed array, Blob, FormData, URLSearchParams or stream), got ${typed(body)}`,
       );
     }
     config.data = body;

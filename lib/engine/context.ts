@@ -7,6 +7,7 @@ import type { ResolvedOptions } from '../policy/options';
 import type { RetryBudgetLike } from '../types';
 import type { Call, CallState } from './call';
 import type { LatencyWindow } from '../guards/latency';
+import type { Listeners } from './listeners';
 import { destination, routeTo } from './route';
 import type { Route } from './route';
 
@@ -29,6 +30,8 @@ export interface Shared {
   latencyFor(origin: string): LatencyWindow;
   /** The rate limiters of throttled origins; `undefined` with `rateLimit: false`. */
   limiters: RateLimiters | undefined;
+  /** Observers added with `plugin.on()`. */
+  listeners: Listeners;
 }
 
 /** What a call's attempts work with, fixed when the call reaches the adapter. */

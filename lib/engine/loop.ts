@@ -171,7 +171,8 @@ async function retry(run: CallRun, decision: Decision): Promise<Outcome | Wait> 
   if (step.paced !== true && !(await run.token.take())) return stop(run, 'budget-exhausted');
 
   const onRetry = options.onRetry;
-  if (onRetry !== undefined) {
+  const listened = shared.listeners.has('retry');
+  if (onRetry !== undefined || listened) {
     const response = run.lastResponse;
     // A response that shouldRetry asked to retry has no error of its own: the event gets one that says so.
     const error =
@@ -193,8 +194,11 @@ async function retry(run: CallRun, decision: Decision): Promise<Outcome | Wait> 
       config: run.config,
     };
     if (isInjected(response ?? error)) event.injected = true;
-    const ended = await runHook(() => onRetry(event), run);
-    if (ended.how !== 'done') return interrupted(run, ended, () => run.deadline.error(run.config));
+    if (onRetry !== undefined) {
+      const ended = await runHook(() => onRetry(event), run);
+      if (ended.how !== 'done') return interrupted(run, ended, () => run.deadline.error(run.config));
+    }
+    if (listened) shared.listeners.emit('retry', { ...event, origin: run.origin });
   }
   // The wait as it happens: its own wait now; if it then waits its turn at the limiter, the whole
   // wait from here to the send, by the clock (`waitTurn`).

@@ -7,6 +7,8 @@ import type { BreakerGate } from './breaker-gate';
 import type { Call, CallState } from './call';
 import type { Ended } from './hooks';
 import { cancellation } from './hooks';
+import type { Listeners } from './listeners';
+import { destination } from './route';
 
 /**
  * The end of a call, in one place: why it stopped, the error the caller gets, the breaker's count,
@@ -31,6 +33,7 @@ export interface Ending {
   readonly failure: unknown;
   readonly lastError: unknown;
   readonly lastResponse: AxiosResponse | undefined;
+  readonly shared: { readonly listeners: Listeners };
 }
 
 /**
@@ -88,6 +91,11 @@ export function finish(run: Ending, outcome: Outcome): Promise<AxiosResponse> {
   run.token.giveBack();
   run.body.release();
   if (outcome.stopReason !== undefined) run.state.stopReason = outcome.stopReason;
+  const { listeners } = run.shared;
+  if (listeners.has('settle')) {
+    const stopReason = 'response' in outcome ? undefined : outcome.stopReason;
+    listeners.emit('settle', { origin: run.origin, stopReason, retryState: run.state });
+  }
   if ('response' in outcome) {
     run.gate.succeeded(outcome.response);
     return Promise.resolve(outcome.response);
@@ -106,15 +114,21 @@ export function finish(run: Ending, outcome: Outcome): Promise<AxiosResponse> {
  * reached the attempt loop (cancelled before it was sent, or failed in a response transform). What
  * the hook throws is kept on `retryState.hookError`; the caller still gets the call's own error.
  */
-export function giveUp(state: CallState, call: Call, error: unknown): void {
+export function giveUp(state: CallState, call: Call, error: unknown, listeners: Listeners): void {
   if (call.reported) return;
   call.reported = true;
   state.stopReason ??= isCancel(error) ? 'aborted' : 'not-retryable';
+  const event = { error, stopReason: state.stopReason, retryState: state };
   const onGiveUp = call.options.onGiveUp;
-  if (onGiveUp === undefined) return;
-  try {
-    onGiveUp({ error, stopReason: state.stopReason, retryState: state });
-  } catch (hookError) {
-    state.hookError ??= hookError;
+  if (onGiveUp !== undefined) {
+    try {
+      onGiveUp(event);
+    } catch (hookError) {
+      state.hookError ??= hookError;
+    }
+  }
+  if (listeners.has('giveUp')) {
+    const config = (error as { config?: InternalAxiosRequestConfig } | null)?.config;
+    listeners.emit('giveUp', { ...event, origin: config === undefined ? 'relative:' : destination(config) });
   }
 }

@@ -12,6 +12,7 @@
 
 import { DEFAULTS, systemClock } from '../policy/defaults';
 import { budgetNumber, budgetSettings } from '../policy/guard-options';
+import { typed } from '../policy/validate';
 import { StoreHealth, warnOnce } from './store-health';
 import type { BudgetStore, RetryBudgetLike, RetryBudgetState, StoreEvent } from '../types';
 
@@ -92,11 +93,11 @@ export class RetryBudget implements RetryBudgetLike {
 
   constructor(options: RetryBudgetOptions = {}) {
     if (options === null || typeof options !== 'object') {
-      throw new TypeError('axios-resilience: RetryBudget options must be an object');
+      throw new TypeError(`axios-resilience: RetryBudget options must be an object, got ${typed(options)}`);
     }
     const { ratio, minPerSecond, windowMs } = budgetSettings(options);
     if (options.now !== undefined && typeof options.now !== 'function') {
-      throw new TypeError('axios-resilience: budget.now must be a function');
+      throw new TypeError(`axios-resilience: budget.now must be a function, got ${typed(options.now)}`);
     }
     this.options = { ratio, minPerSecond, windowMs };
     this.now = options.now ?? systemClock;

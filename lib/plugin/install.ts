@@ -3,6 +3,7 @@ import { beginCall, CallState } from '../engine/call';
 import { cancellation } from '../engine/hooks';
 import { giveUp } from '../engine/outcome';
 import { resolveRequestOptions } from '../policy/options';
+import { typed } from '../policy/validate';
 import { adapterOver, wrappingOf } from './adapter';
 import type { AdapterValue, Plugin } from './adapter';
 
@@ -29,13 +30,22 @@ type ResponseManager = AxiosInstance['interceptors']['response'];
 /**
  * `plugin.install(instance)`: installs the plugin once per instance, and returns its eject.
  * Installing the same plugin again is harmless (it goes with the last eject); a different plugin on
- * the same instance is a `TypeError`, unless that one was closed (it then makes way).
+ * the same instance is a `TypeError`, unless that one was closed (it then makes way). Installing a
+ * plugin after its `close()` is a `TypeError` too: it would do nothing, silently.
  */
 export function installOn(instance: AxiosInstance, plugin: Plugin): () => void {
   const candidate = instance as Partial<AxiosInstance> | null | undefined;
   const interceptors = candidate?.interceptors;
   if (!interceptors?.request?.use || !interceptors.response?.use || typeof candidate?.defaults !== 'object') {
-    throw new TypeError('axios-resilience: install() needs axios or an axios.create() instance');
+    throw new TypeError(
+      `axios-resilience: install() needs axios or an axios.create() instance, got ${typed(instance)}`,
+    );
+  }
+  if (plugin.shared.closed) {
+    throw new TypeError(
+      'axios-resilience: install() was called on a plugin after its close(); a closed plugin retries nothing, ' +
+        'so make a new one with retryPlugin()',
+    );
   }
   let installation = (interceptors.request as RequestManager)[INSTALLED];
   if (installation !== undefined && installation.owner !== plugin.owner && installation.closed()) {
@@ -91,7 +101,7 @@ function install(instance: AxiosInstance, plugin: Plugin): Installation {
     // no config to find the call by), so the give-up is reported here.
     if (config.signal !== undefined || config.cancelToken !== undefined) {
       const cancelled = cancellation(config);
-      if (cancelled !== undefined) giveUp(state, CallState.callOf(state)!, cancelled);
+      if (cancelled !== undefined) giveUp(state, CallState.callOf(state)!, cancelled, shared.listeners);
     }
     return config;
   };
@@ -100,7 +110,7 @@ function install(instance: AxiosInstance, plugin: Plugin): Installation {
   const onResponseError = (error: unknown): never => {
     const state = (error as { config?: InternalAxiosRequestConfig } | null)?.config?.retryState;
     const call = CallState.callOf(state);
-    if (call !== undefined && call.owner === owner) giveUp(state as CallState, call, error);
+    if (call !== undefined && call.owner === owner) giveUp(state as CallState, call, error, shared.listeners);
     throw error;
   };
 

@@ -1,4 +1,5 @@
 import type { Shared } from '../engine/context';
+import { Listeners } from '../engine/listeners';
 import { LatencyWindow } from '../guards/latency';
 import { BreakerRegistry } from '../guards/breaker';
 import { CorsEvidence } from '../guards/cors';
@@ -6,6 +7,8 @@ import { OriginBudget } from '../guards/origin-budget';
 import { BoundedMap } from '../guards/origins';
 import { RateLimiters } from '../guards/rate-limiters';
 import type { ResolvedPluginOptions } from '../policy/options';
+import { typed } from '../policy/validate';
+import type { CircuitStateChange, RateLimitEvent } from '../types';
 
 /** Origins whose hedge latencies are kept (the least recently used is dropped past it). */
 const LATENCY_ORIGINS = 1000;
@@ -31,6 +34,18 @@ export function sharedParts(resolved: ResolvedPluginOptions): {
   const key = breaker === false ? undefined : breaker.key;
   const rateKey = resolved.rateLimit === false ? undefined : resolved.rateLimit.key;
   const latencies = new BoundedMap<LatencyWindow>(LATENCY_ORIGINS);
+  // plugin.on() listeners hear a state change first, then the hook (which may throw).
+  const listeners = new Listeners();
+  const onCircuitStateChange = resolved.onCircuitStateChange;
+  const circuitChanged = (change: CircuitStateChange): void => {
+    listeners.emit('circuitStateChange', change);
+    onCircuitStateChange?.(change);
+  };
+  const onRateLimit = resolved.onRateLimit;
+  const rateLimitChanged = (event: RateLimitEvent): void => {
+    listeners.emit('rateLimit', event);
+    onRateLimit?.(event);
+  };
   const makeLatencies = (): LatencyWindow => new LatencyWindow();
   const shared: Shared = {
     budgetFor:
@@ -39,8 +54,7 @@ export function sharedParts(resolved: ResolvedPluginOptions): {
         : 'shared' in budgetSetting
           ? () => budgetSetting.shared
           : (origin) => budgets!.getOrCreate(origin, makeBudget),
-    breakers:
-      breaker === false ? undefined : new BreakerRegistry(breaker, resolved.onCircuitStateChange, resolved.call.random),
+    breakers: breaker === false ? undefined : new BreakerRegistry(breaker, circuitChanged, resolved.call.random),
     breakerKey: key === undefined ? undefined : (config, origin) => checkedKey('breaker.key()', key(config, origin)),
     limiterKey: rateKey === undefined ? undefined : (config) => checkedKey('rateLimit.key()', rateKey(config)),
     closers: new Set(),
@@ -55,9 +69,10 @@ export function sharedParts(resolved: ResolvedPluginOptions): {
             resolved.now,
             resolved.rateLimit.maxQueue,
             resolved.rateLimit.maxOrigins,
-            resolved.onRateLimit,
+            rateLimitChanged,
             resolved.rateLimit.shared,
           ),
+    listeners,
   };
   return { shared, budgets };
 }
@@ -65,7 +80,7 @@ export function sharedParts(resolved: ResolvedPluginOptions): {
 /** A key a user's function chose (`breaker.key`, `rateLimit.key`): a non-empty string, or a `TypeError` naming it. */
 function checkedKey(name: string, chosen: unknown): string {
   if (typeof chosen !== 'string' || chosen === '') {
-    throw new TypeError(`axios-resilience: ${name} must return a non-empty string, got ${String(chosen)}`);
+    throw new TypeError(`axios-resilience: ${name} must return a non-empty string, got ${typed(chosen)}`);
   }
   return chosen;
 }

@@ -2,7 +2,8 @@ import type { AxiosInstance } from 'axios';
 import { resolvePluginOptions } from '../policy/options';
 import { originOf } from '../policy/origin';
 import type { RetryPluginOptions } from '../types';
-import type { CircuitBreakerView, RateLimiterView, RetryBudgetLike } from '../types';
+import type { CircuitBreakerView, PluginEventName, PluginEvents, RateLimiterView, RetryBudgetLike } from '../types';
+
 import { installOn } from './install';
 import { sharedParts } from './parts';
 
@@ -17,7 +18,7 @@ export interface RetryPlugin {
    * without its interceptors. Installing the same plugin again on an instance is harmless (one
    * retry loop, one hook call per event; it goes when the last returned eject is called);
    * installing a different plugin on an instance that has one throws a `TypeError` (two loops
-   * would retry each other's retries).
+   * would retry each other's retries), and so does installing a plugin after its `close()`.
    */
   install(instance: AxiosInstance): () => void;
   /**
@@ -45,6 +46,14 @@ export interface RetryPlugin {
    * `rateLimit` is `false` or the origin never throttled.
    */
   limiter(keyOrUrl: string): RateLimiterView | undefined;
+  /**
+   * Adds an observer of the plugin's calls, for instrumentation made after the plugin (such as
+   * `instrumentMetrics` in `axios-resilience/otel`): `'retry'`, `'giveUp'`, `'settle'`,
+   * `'circuitStateChange'` and `'rateLimit'`, with the events the hooks get plus the origin
+   * concerned. A listener runs after the matching hook, cannot change the call, and what it throws
+   * is dropped. Returns the function that removes it.
+   */
+  on<K extends PluginEventName>(event: K, listener: (event: PluginEvents[K]) => void): () => void;
 }
 
 /**
@@ -76,6 +85,7 @@ export function retryPlugin(options?: RetryPluginOptions): RetryPlugin {
     breaker(keyOrUrl) {
       return shared.breakers?.peek(keyOrUrl) ?? shared.breakers?.peek(originOf(keyOrUrl, undefined));
     },
+    on: (event, listener) => shared.listeners.on(event, listener),
     limiter(keyOrUrl) {
       const limiters = shared.limiters;
       return (limiters?.get(keyOrUrl) ?? limiters?.get(originOf(keyOrUrl, undefined)))?.view();

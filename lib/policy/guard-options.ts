@@ -1,7 +1,18 @@
 import type { InternalAxiosRequestConfig } from 'axios';
 import type { BreakerOptions, RateLimitStore, RetryBudgetLike } from '../types';
 import { DEFAULTS, MAX_TIMER_MS } from './defaults';
-import { checkKnown, fail, fn, isPlainObject, nonNegative, own, shown, wholeNumber } from './validate';
+import {
+  checkKnown,
+  fail,
+  fn,
+  given,
+  isPlainObject,
+  nonNegative,
+  own,
+  typed,
+  unknownName,
+  wholeNumber,
+} from './validate';
 
 /** The settings of the guards a plugin shares between its calls: the retry budget and the breakers. */
 
@@ -35,7 +46,7 @@ const BUDGET_FIELDS = new Set(['ratio', 'minPerSecond', 'windowMs', 'maxOrigins'
 export function budgetNumber(field: string, value: unknown, fallback: number, positive: boolean): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || (positive && value === 0)) {
-    fail('', `budget.${field}`, `must be a finite number ${positive ? '> 0' : '>= 0'}, got ${shown(value)}`);
+    fail('', `budget.${field}`, `must be a finite number ${positive ? '> 0' : '>= 0'}, got ${given(value, 'number')}`);
   }
   return value;
 }
@@ -55,7 +66,8 @@ export function resolveBudget(value: unknown): ResolvedBudget {
   // A shared budget: a RetryBudget, or anything that keeps the same promises.
   if (typeof (value as RetryBudgetLike | null)?.tryWithdraw === 'function') return { shared: value as RetryBudgetLike };
   const input = value === undefined ? {} : value;
-  if (!isPlainObject(input)) fail('', 'budget', 'must be false, a RetryBudget or an options object');
+  if (!isPlainObject(input))
+    fail('', 'budget', `must be false, a RetryBudget or an options object, got ${typed(input)}`);
   checkKnown('budget.', input, BUDGET_FIELDS);
   const settings = budgetSettings({
     ratio: own(input, 'ratio'),
@@ -86,11 +98,15 @@ const BREAKER_FIELDS = new Set([...Object.keys(DEFAULTS.breaker), 'key', 'shared
 export function resolveBreaker(value: unknown): false | ResolvedBreakerOptions {
   if (value === false) return false;
   const input = value === undefined ? {} : value;
-  if (!isPlainObject(input)) fail('', 'breaker', 'must be false or an options object');
+  if (!isPlainObject(input)) fail('', 'breaker', `must be false or an options object, got ${typed(input)}`);
   for (const key of Object.keys(input)) {
     if (BREAKER_FIELDS.has(key)) continue;
     const instead = Object.prototype.hasOwnProperty.call(BREAKER_REFUSED, key) ? BREAKER_REFUSED[key] : undefined;
-    fail('', `breaker.${key}`, instead ? `cannot be set here; use ${instead}` : 'is not a known breaker option');
+    fail(
+      '',
+      `breaker.${key}`,
+      instead ? `cannot be set here; use ${instead}` : unknownName(key, BREAKER_FIELDS, 'breaker option'),
+    );
   }
   const defaults = DEFAULTS.breaker;
   const number = (field: keyof typeof defaults, fallback: number = defaults[field]): number =>
@@ -108,16 +124,18 @@ export function resolveBreaker(value: unknown): false | ResolvedBreakerOptions {
     key: fn<BreakerOptions['key']>('', 'breaker.key', own(input, 'key'), undefined),
     shared: own(input, 'shared') as BreakerOptions['shared'],
   };
-  if (result.maxResetTimeout > MAX_TIMER_MS) fail('', 'breaker.maxResetTimeout', `must be at most ${MAX_TIMER_MS}`);
+  if (result.maxResetTimeout > MAX_TIMER_MS)
+    fail('', 'breaker.maxResetTimeout', `must be at most ${MAX_TIMER_MS} (2^31 - 1), got ${result.maxResetTimeout}`);
   if (result.resetTimeout > result.maxResetTimeout) {
     const problem = `(${result.resetTimeout}) must not be above maxResetTimeout (${result.maxResetTimeout})`;
     fail('', 'breaker.resetTimeout', problem);
   }
   wholeNumber('', 'breaker.maxOrigins', result.maxOrigins, 1, 1);
-  if (result.rollingCountBuckets < 1) fail('', 'breaker.rollingCountBuckets', 'must be at least 1');
+  if (result.rollingCountBuckets < 1)
+    fail('', 'breaker.rollingCountBuckets', `must be at least 1, got ${result.rollingCountBuckets}`);
   const shared = result.shared as unknown;
   if (shared !== undefined && (shared === null || typeof (shared as { announce?: unknown }).announce !== 'function'))
-    fail('', 'breaker.shared', 'must be a BreakerSync (e.g. redisBreakerSync(client))');
+    fail('', 'breaker.shared', `must be a BreakerSync (e.g. redisBreakerSync(client)), got ${typed(shared)}`);
   return result;
 }
 
@@ -134,12 +152,12 @@ const RATE_LIMIT_FIELDS = new Set([...Object.keys(DEFAULTS.rateLimit), 'shared',
 export function resolveRateLimit(value: unknown): false | ResolvedRateLimit {
   if (value === false) return false;
   const input = value === undefined ? {} : value;
-  if (!isPlainObject(input)) fail('', 'rateLimit', `must be false or an options object, got ${shown(input)}`);
+  if (!isPlainObject(input)) fail('', 'rateLimit', `must be false or an options object, got ${typed(input)}`);
   checkKnown('rateLimit.', input, RATE_LIMIT_FIELDS);
   const defaults = DEFAULTS.rateLimit;
   const shared = own(input, 'shared') as RateLimitStore | null | undefined;
   if (shared !== undefined && typeof shared?.pacing !== 'function')
-    fail('', 'rateLimit.shared', `must be a RateLimitStore (e.g. redisRateLimitStore(client)), got ${shown(shared)}`);
+    fail('', 'rateLimit.shared', `must be a RateLimitStore (e.g. redisRateLimitStore(client)), got ${typed(shared)}`);
   return {
     maxQueue: wholeNumber('', 'rateLimit.maxQueue', own(input, 'maxQueue'), defaults.maxQueue, 1),
     maxOrigins: wholeNumber('', 'rateLimit.maxOrigins', own(input, 'maxOrigins'), defaults.maxOrigins, 1),

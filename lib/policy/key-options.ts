@@ -1,6 +1,6 @@
 import { DEFAULTS } from './defaults';
 import { absoluteOrigin } from './origin';
-import { checkKnown, fail, fn, HEADER_NAME, isPlainObject, own, shown, validateKey } from './validate';
+import { checkKnown, fail, fn, given, HEADER_NAME, isPlainObject, own, shown, typed, validateKey } from './validate';
 
 /** The `idempotencyKey` option: which header, which methods, which generator, which servers dedupe. */
 
@@ -39,7 +39,8 @@ export function resolveKeys(where: string, value: unknown, base: KeySettings | u
   if (typeof value !== 'string')
     return { idempotencyKey: keyOptions(where, value, base?.idempotencyKey), pinnedKey: undefined };
   if (base === undefined) {
-    fail(where, 'idempotencyKey', 'can be a string only per request (it would pin one key for every call)');
+    const why = 'it would pin one key for every call; use retry: { idempotencyKey } on the request';
+    fail(where, 'idempotencyKey', `can be a string only per request (${why}), got ${shown(value)}`);
   }
   return {
     idempotencyKey: base.idempotencyKey || DEFAULT_KEYS,
@@ -56,18 +57,29 @@ function keyOptions(
   // A request that turned keys on again over a plugin with `idempotencyKey: false` starts from the defaults.
   const fallback = base || DEFAULT_KEYS;
   if (value === undefined) return base === undefined ? fallback : base;
-  if (!isPlainObject(value)) fail(where, 'idempotencyKey', 'must be false or an object');
+  if (!isPlainObject(value)) {
+    const allowed = base === undefined ? 'false or an options object' : 'false, a key string or an options object';
+    fail(where, 'idempotencyKey', `must be ${allowed}, got ${typed(value)}`);
+  }
   checkKnown(`${where}idempotencyKey.`, value, KEY_FIELDS);
   const header = own(value, 'header') ?? fallback.header;
   if (typeof header !== 'string' || !HEADER_NAME.test(header)) {
-    fail(where, 'idempotencyKey.header', 'must be a valid header name');
+    fail(where, 'idempotencyKey.header', `must be a header name such as "Idempotency-Key", got ${typed(header)}`);
   }
   const methodsValue = own(value, 'methods');
   let methods = fallback.methods;
   if (methodsValue !== undefined) {
-    if (!Array.isArray(methodsValue) || methodsValue.some((m) => typeof m !== 'string')) {
-      fail(where, 'idempotencyKey.methods', 'must be an array of method names');
+    if (!Array.isArray(methodsValue)) {
+      fail(
+        where,
+        'idempotencyKey.methods',
+        `must be an array of method names such as ["POST"], got ${typed(methodsValue)}`,
+      );
     }
+    methodsValue.forEach((method: unknown, i) => {
+      if (typeof method !== 'string' || !HEADER_NAME.test(method))
+        fail(where, `idempotencyKey.methods[${i}]`, `must be a method name such as "POST", got ${typed(method)}`);
+    });
     methods = new Set((methodsValue as string[]).map((m) => m.toUpperCase()));
   }
   const generate = fn<(() => string) | undefined>(
@@ -98,13 +110,13 @@ function dedupeRule(
   }
   const field = 'idempotencyKey.serverDedupes';
   if (!Array.isArray(value)) {
-    fail(where, field, `must be a boolean, an array of origins or a function (origin) => boolean, got ${shown(value)}`);
+    fail(where, field, `must be a boolean, an array of origins or a function (origin) => boolean, got ${typed(value)}`);
   }
   const origins = new Set<string>();
   for (const entry of value as unknown[]) {
     const origin = typeof entry === 'string' ? absoluteOrigin(entry) : undefined;
     if (origin === undefined) {
-      fail(where, field, `must list absolute URLs such as 'https://api.example.com', got ${shown(entry)}`);
+      fail(where, field, `must list absolute URLs such as "https://api.example.com", got ${given(entry, 'string')}`);
     }
     origins.add(origin);
   }

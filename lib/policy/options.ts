@@ -3,12 +3,27 @@ import { DEFAULT_ERROR_CODES, DEFAULT_STATUS_CODES, DEFAULTS, MAX_TIMER_MS, syst
 import { resolveBreaker, resolveBudget, resolveRateLimit } from './guard-options';
 import type { ResolvedBreakerOptions, ResolvedBudget, ResolvedRateLimit } from './guard-options';
 import { resolveChaos, type ChaosSetting } from './chaos-options';
+import { resolveHedge } from './hedge-options';
+import type { ResolvedHedge } from './hedge-options';
 import { resolveKeys } from './key-options';
+import { resolveTables } from './table-options';
 import type { KeySettings } from './key-options';
-import { checkKnown, fail, fn, HEADER_NAME, isPlainObject, nonNegative, own, shown, wholeNumber } from './validate';
+import {
+  checkKnown,
+  fail,
+  fn,
+  given,
+  HEADER_NAME,
+  isPlainObject,
+  nonNegative,
+  own,
+  shown,
+  typed,
+  wholeNumber,
+} from './validate';
 
 export { DEFAULT_ERROR_CODES, DEFAULT_STATUS_CODES, MAX_TIMER_MS };
-export type { ResolvedBreakerOptions };
+export type { ResolvedBreakerOptions, ResolvedHedge };
 
 /**
  * Option resolution, in one place: the plugin's options over the defaults (`defaults.ts`), and a
@@ -57,15 +72,6 @@ export interface ResolvedPluginOptions {
   now: () => number;
 }
 
-/** Hedging settings, validated; `percentile` is set for an adaptive delay (0.95 for `'p95'`). */
-export interface ResolvedHedge {
-  delayMs: number;
-  percentile: number | undefined;
-  maxHedges: number;
-  minDelayMs: number;
-  fallbackDelayMs: number;
-}
-
 const JITTERS: readonly JitterStrategy[] = ['full', 'equal', 'decorrelated', 'none'];
 const CALL_FIELDS = new Set([
   'retries',
@@ -98,8 +104,12 @@ const PLUGIN_FIELDS = new Set([
   'onRateLimit',
   'now',
 ]);
-const PERCENTILES: Record<string, number> = { p50: 0.5, p90: 0.9, p95: 0.95, p99: 0.99 };
-const HEDGE_FIELDS = new Set(['delayMs', ...Object.keys(DEFAULTS.hedgeFields)]);
+/** Plugin-wide options a request cannot change, and where they belong. */
+const PLUGIN_ONLY: Record<string, string> = Object.fromEntries(
+  [...PLUGIN_FIELDS]
+    .filter((field) => !CALL_FIELDS.has(field))
+    .map((field) => [field, `can be set only in retryPlugin({ ${field} }), not per request`]),
+);
 
 type Input = Record<string, unknown>;
 
@@ -124,11 +134,11 @@ function waits(where: string, input: Input, base: ResolvedOptions | undefined) {
     fail(where, 'maxDelayMs', `(${maxDelayMs}) must not be below baseDelayMs (${baseDelayMs})`);
   const jitter = own(input, 'jitter') ?? base?.jitter ?? DEFAULTS.jitter;
   if (!JITTERS.includes(jitter as JitterStrategy)) {
-    fail(where, 'jitter', `must be one of ${JITTERS.join(', ')}, got ${shown(jitter)}`);
+    fail(where, 'jitter', `must be one of ${JITTERS.map(shown).join(', ')}, got ${given(jitter, 'string')}`);
   }
   const retryAfter = own(input, 'retryAfter') ?? base?.retryAfter ?? DEFAULTS.retryAfter;
   if (retryAfter !== 'clamp' && retryAfter !== 'fail') {
-    fail(where, 'retryAfter', `must be 'clamp' or 'fail', got ${shown(retryAfter)}`);
+    fail(where, 'retryAfter', `must be "clamp" or "fail", got ${given(retryAfter, 'string')}`);
   }
   return {
     retries,
@@ -139,69 +149,12 @@ function waits(where: string, input: Input, base: ResolvedOptions | undefined) {
   };
 }
 
-/** statusCodes and errorCodes: the rows of the decision table a user may change. */
-function tables(where: string, input: Input, base: ResolvedOptions | undefined) {
-  const statusValue = own(input, 'statusCodes');
-  let statusCodes = base?.statusCodes ?? new Set(DEFAULT_STATUS_CODES);
-  if (statusValue !== undefined) {
-    if (!Array.isArray(statusValue) || statusValue.some((s) => !Number.isInteger(s) || s < 100 || s > 599)) {
-      fail(where, 'statusCodes', 'must be an array of HTTP status codes (100-599)');
-    }
-    statusCodes = new Set(statusValue as number[]);
-  }
-  const codesValue = own(input, 'errorCodes');
-  let errorCodes = base?.errorCodes ?? new Set(DEFAULT_ERROR_CODES);
-  if (codesValue !== undefined) {
-    if (!Array.isArray(codesValue) || codesValue.some((c) => typeof c !== 'string')) {
-      fail(where, 'errorCodes', 'must be an array of error code strings');
-    }
-    errorCodes = new Set(codesValue as string[]);
-  }
-  return { statusCodes, errorCodes };
-}
-
 function deadline(where: string, value: unknown, fallback: number | undefined): number | undefined {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    fail(where, 'deadlineMs', `must be a finite number > 0, got ${shown(value)}`);
+    fail(where, 'deadlineMs', `must be a finite number > 0, got ${given(value, 'number')}`);
   }
   return value;
-}
-
-function hedgeOptions(where: string, value: unknown, fallback: false | ResolvedHedge): false | ResolvedHedge {
-  if (value === undefined) return fallback;
-  if (value === false) return false;
-  if (!isPlainObject(value)) fail(where, 'hedge', 'must be false or { delayMs, maxHedges? }');
-  checkKnown(`${where}hedge.`, value, HEDGE_FIELDS);
-  const delay = own(value, 'delayMs');
-  const percentile = typeof delay === 'string' && Object.hasOwn(PERCENTILES, delay) ? PERCENTILES[delay] : undefined;
-  if (
-    percentile === undefined &&
-    (typeof delay !== 'number' || !Number.isFinite(delay) || delay < 0 || delay > MAX_TIMER_MS)
-  ) {
-    fail(
-      where,
-      'hedge.delayMs',
-      `must be ms (0 to ${MAX_TIMER_MS}) or 'p50', 'p90', 'p95', 'p99', got ${shown(delay)}`,
-    );
-  }
-  const defaults = DEFAULTS.hedgeFields;
-  const maxHedges = own(value, 'maxHedges') ?? defaults.maxHedges;
-  if (typeof maxHedges !== 'number' || !Number.isSafeInteger(maxHedges) || maxHedges < 1 || maxHedges > 10) {
-    fail(where, 'hedge.maxHedges', `must be a whole number from 1 to 10, got ${shown(maxHedges)}`);
-  }
-  return {
-    delayMs: percentile === undefined ? (delay as number) : 0,
-    percentile,
-    maxHedges,
-    minDelayMs: nonNegative(where, 'hedge.minDelayMs', own(value, 'minDelayMs'), defaults.minDelayMs),
-    fallbackDelayMs: nonNegative(
-      where,
-      'hedge.fallbackDelayMs',
-      own(value, 'fallbackDelayMs'),
-      defaults.fallbackDelayMs,
-    ),
-  };
 }
 
 const REPLAY_FIELDS = new Set(Object.keys(DEFAULTS.replay));
@@ -209,12 +162,12 @@ const REPLAY_FIELDS = new Set(Object.keys(DEFAULTS.replay));
 function replayBound(where: string, value: unknown, fallback: number): number {
   if (value === undefined) return fallback;
   if (!isPlainObject(value))
-    fail(where, 'replay', `must be an object such as { maxBytes: 8388608 }, got ${shown(value)}`);
+    fail(where, 'replay', `must be an object such as { maxBytes: 8388608 }, got ${typed(value)}`);
   checkKnown(`${where}replay.`, value, REPLAY_FIELDS);
   const maxBytes = own(value, 'maxBytes');
   if (maxBytes === undefined) return fallback;
   if (typeof maxBytes !== 'number' || !Number.isSafeInteger(maxBytes) || maxBytes < 1) {
-    fail(where, 'replay.maxBytes', `must be a positive whole number of bytes, got ${shown(maxBytes)}`);
+    fail(where, 'replay.maxBytes', `must be a positive whole number of bytes, got ${given(maxBytes, 'number')}`);
   }
   return maxBytes;
 }
@@ -232,7 +185,7 @@ function attemptHeader(where: string, value: unknown, fallback: string | false):
   if (value === false) return false;
   if (value === true) return DEFAULTS.attemptHeaderName;
   if (typeof value !== 'string' || !HEADER_NAME.test(value)) {
-    fail(where, 'attemptHeader', 'must be false, true or a valid header name');
+    fail(where, 'attemptHeader', `must be false, true or a header name such as "X-Retry-Attempt", got ${typed(value)}`);
   }
   return value;
 }
@@ -246,14 +199,14 @@ export function resolveCallOptions(input: Input, base: ResolvedOptions | undefin
     fn<ResolvedOptions[K]>(where, field, own(input, field), base?.[field]);
   const resolved: Omit<ResolvedOptions, 'plain'> = {
     ...waits(where, input, base),
-    ...tables(where, input, base),
+    ...resolveTables(where, input, base),
     ...resolveKeys(where, own(input, 'idempotencyKey'), base),
     deadlineMs: deadline(where, own(input, 'deadlineMs'), base?.deadlineMs),
     onRetry: hook('onRetry'),
     onGiveUp: hook('onGiveUp'),
     shouldRetry: hook('shouldRetry'),
     beforeAttempt: hook('beforeAttempt'),
-    hedge: hedgeOptions(where, own(input, 'hedge'), base?.hedge ?? DEFAULTS.hedge),
+    hedge: resolveHedge(where, own(input, 'hedge'), base?.hedge ?? DEFAULTS.hedge),
     onHedge: hook('onHedge'),
     random: fn(where, 'random', own(input, 'random'), base?.random ?? Math.random),
     attemptHeader: attemptHeader(where, own(input, 'attemptHeader'), base?.attemptHeader ?? DEFAULTS.attemptHeader),
@@ -274,7 +227,7 @@ export function resolveCallOptions(input: Input, base: ResolvedOptions | undefin
 /** Validates everything given to `retryPlugin()`. Throws a `TypeError` naming the wrong field. */
 export function resolvePluginOptions(options: RetryPluginOptions | undefined): ResolvedPluginOptions {
   const input: unknown = options ?? {};
-  if (!isPlainObject(input)) fail('', 'options', 'must be an object');
+  if (!isPlainObject(input)) fail('', 'options', `must be an object, got ${typed(input)}`);
   checkKnown('', input, PLUGIN_FIELDS);
   return {
     call: resolveCallOptions(input, undefined, ''),
@@ -294,7 +247,7 @@ export function resolvePluginOptions(options: RetryPluginOptions | undefined): R
 export function resolveRequestOptions(field: unknown, plugin: ResolvedOptions): ResolvedOptions | false {
   if (field === undefined || field === null || field === true) return plugin;
   if (field === false) return false;
-  if (!isPlainObject(field)) fail('config.retry', '', 'must be false or an options object');
-  checkKnown('config.retry.', field, CALL_FIELDS);
+  if (!isPlainObject(field)) fail('config.retry', '', `must be false or an options object, got ${typed(field)}`);
+  checkKnown('config.retry.', field, CALL_FIELDS, PLUGIN_ONLY);
   return resolveCallOptions(field as RetryRequestOptions as Input, plugin, 'config.retry.');
 }

@@ -1,6 +1,9 @@
+import { nearestName } from './suggest';
+
 /**
  * How options are checked: a wrong value is a `TypeError` that names the field (with where it was
- * given: `config.retry.` for a request's own options) and says what was expected.
+ * given: `config.retry.` for a request's own options), says what is allowed and what it got (with its
+ * type when the type is the mistake).
  */
 
 /** An HTTP field name (RFC 9110 token). */
@@ -10,10 +13,31 @@ export function fail(where: string, field: string, problem: string): never {
   throw new TypeError(`axios-resilience: ${where}${field} ${problem}`);
 }
 
-/** A value for an error message; never throws (an object without a prototype has no toString). */
+/**
+ * A value as an error message shows it: strings quoted (so `'3'` does not read as `3`), objects by
+ * kind. Never throws (an object without a prototype has no toString).
+ */
 export function shown(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
+  if (typeof value === 'bigint') return `${value}n`;
+  if (typeof value === 'symbol') return value.toString();
   if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return String(value);
-  return Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'function' ? 'a function' : 'an object';
+}
+
+/** The value with its type, for when the type is the mistake: `the string "3"`, `the boolean true`. */
+export function typed(value: unknown): string {
+  const type = typeof value;
+  if (type === 'string' || type === 'number' || type === 'boolean' || type === 'bigint' || type === 'symbol') {
+    return `the ${type} ${shown(value)}`;
+  }
+  return shown(value);
+}
+
+/** `value` as `shown` gives it when it has the type expected, else with its type. */
+export function given(value: unknown, expected: 'number' | 'string'): string {
+  return typeof value === expected ? shown(value) : typed(value);
 }
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -22,11 +46,29 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return proto === Object.prototype || proto === null;
 }
 
-/** Own enumerable keys only, so `__proto__` or `constructor` in JSON input is just an unknown name. */
-export function checkKnown(where: string, value: Record<string, unknown>, known: ReadonlySet<string>): void {
+/**
+ * Own enumerable keys only, so `__proto__` or `constructor` in JSON input is just an unknown name.
+ * An unknown name gets the nearest known one as a suggestion, or else the list of known names;
+ * `elsewhere` says where a name that is valid in another place belongs instead.
+ */
+export function checkKnown(
+  where: string,
+  value: Record<string, unknown>,
+  known: ReadonlySet<string>,
+  elsewhere: Readonly<Record<string, string>> = {},
+): void {
   for (const key of Object.keys(value)) {
-    if (!known.has(key)) fail(where, key, 'is not a known option');
+    if (known.has(key)) continue;
+    if (Object.prototype.hasOwnProperty.call(elsewhere, key)) fail(where, key, elsewhere[key]!);
+    fail(where, key, unknownName(key, known));
   }
+}
+
+/** "is not a known option", with the nearest known name or the list of them. */
+export function unknownName(key: string, known: Iterable<string>, what = 'option'): string {
+  const nearest = nearestName(key, known);
+  if (nearest !== undefined) return `is not a known ${what}; did you mean ${nearest}?`;
+  return `is not a known ${what}; known: ${[...known].join(', ')}`;
 }
 
 /** `value[key]` when it is the object's own; a prototype's (or `__proto__`) never counts. */
@@ -37,7 +79,7 @@ export function own(value: Record<string, unknown>, key: string): unknown {
 export function nonNegative(where: string, field: string, value: unknown, fallback: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-    fail(where, field, `must be a finite number >= 0, got ${shown(value)}`);
+    fail(where, field, `must be a finite number >= 0, got ${given(value, 'number')}`);
   }
   return value;
 }
@@ -45,23 +87,22 @@ export function nonNegative(where: string, field: string, value: unknown, fallba
 export function wholeNumber(where: string, field: string, value: unknown, fallback: number, min: number): number {
   const chosen = value ?? fallback;
   if (typeof chosen !== 'number' || !Number.isSafeInteger(chosen) || chosen < min) {
-    fail(where, field, `must be a whole number >= ${min}, got ${shown(chosen)}`);
+    fail(where, field, `must be a whole number >= ${min}, got ${given(chosen, 'number')}`);
   }
   return chosen;
 }
 
 export function fn<T>(where: string, field: string, value: unknown, fallback: T): T {
   if (value === undefined) return fallback;
-  if (typeof value !== 'function') fail(where, field, `must be a function, got ${typeof value}`);
+  if (typeof value !== 'function') fail(where, field, `must be a function, got ${typed(value)}`);
   return value as T;
 }
 
 /** Header values must survive the wire: 1–255 printable ASCII characters, no CR/LF. */
 export function validateKey(where: string, field: string, key: unknown): string {
   if (typeof key !== 'string' || key.length === 0 || key.length > 255 || !/^[\x20-\x7e]+$/.test(key)) {
-    throw new TypeError(
-      `axios-resilience: ${where}${field} must be 1-255 printable ASCII characters (no CR, LF or non-ASCII)`,
-    );
+    const got = typeof key === 'string' && key.length > 255 ? `${key.length} characters` : given(key, 'string');
+    fail(where, field, `must be 1-255 printable ASCII characters (no CR, LF or non-ASCII), got ${got}`);
   }
   return key;
 }

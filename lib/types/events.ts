@@ -1,5 +1,6 @@
 /** What a call tells its caller and its hooks: its state, why it stopped, and the events on the way. */
 import type { AxiosError, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
+import type { RateLimitEvent } from './guards';
 
 /** Why a call stopped retrying. Set on `error.config.retryState.stopReason`. */
 export type StopReason =
@@ -152,3 +153,31 @@ export interface CircuitStateChange {
 }
 
 export type CircuitState = 'open' | 'half-open' | 'closed';
+
+/** A call that ended, well or not: how many requests it took. */
+export interface SettleEvent {
+  /** `scheme://host:port` of the call's last attempt. */
+  origin: string;
+  /** `undefined` for a call that succeeded. */
+  stopReason: StopReason | undefined;
+  retryState: RetryState;
+}
+
+/**
+ * What `plugin.on(name, listener)` hands each listener: the hooks' events, each with the origin it
+ * concerns.
+ */
+export interface PluginEvents {
+  /** A retry is about to wait (after `onRetry`, which did not fail it). */
+  retry: RetryEvent & { origin: string };
+  /** A call failed for good (as `onGiveUp` sees it). */
+  giveUp: GiveUpEvent & { origin: string };
+  /** A call the plugin ran settled: resolved, or rejected with its stop reason. */
+  settle: SettleEvent;
+  /** A breaker changed state; `origin` is its key (a `breaker.key` result, or the origin). */
+  circuitStateChange: CircuitStateChange;
+  /** A rate limiter engaged or relaxed; `origin` is its key (a `rateLimit.key` result, or the origin). */
+  rateLimit: RateLimitEvent;
+}
+
+export type PluginEventName = keyof PluginEvents;

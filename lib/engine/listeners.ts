@@ -1,0 +1,44 @@
+import type { PluginEventName, PluginEvents } from '../types';
+
+/**
+ * The plugin's events for observers attached after it was made (`plugin.on()`), such as
+ * `instrumentMetrics`: the hooks' events, each with the origin it concerns. Unlike a hook, a
+ * listener cannot change a call: it runs after the hook, and what it throws is dropped.
+ */
+
+export type PluginListener<K extends PluginEventName> = (event: PluginEvents[K]) => void;
+
+/** The listeners of one plugin, by event. */
+export class Listeners {
+  private readonly byName: { [K in PluginEventName]?: Set<PluginListener<K>> } = {};
+
+  /** Adds `listener`; the function returned removes it (once; calling it again does nothing). */
+  on<K extends PluginEventName>(name: K, listener: PluginListener<K>): () => void {
+    let set = this.byName[name] as Set<PluginListener<K>> | undefined;
+    if (set === undefined) {
+      set = new Set();
+      (this.byName as Record<K, Set<PluginListener<K>>>)[name] = set;
+    }
+    // A wrapper, so the same function added twice is two listeners with two disposers.
+    const wrapper: PluginListener<K> = (event) => listener(event);
+    set.add(wrapper);
+    return () => void set.delete(wrapper);
+  }
+
+  /** Whether anyone listens (so a call builds no event nobody reads). */
+  has(name: PluginEventName): boolean {
+    return (this.byName[name]?.size ?? 0) > 0;
+  }
+
+  emit<K extends PluginEventName>(name: K, event: PluginEvents[K]): void {
+    const set = this.byName[name] as Set<PluginListener<K>> | undefined;
+    if (set === undefined) return;
+    for (const listener of [...set]) {
+      try {
+        listener(event);
+      } catch {
+        // An observer's throw must not change the call it watched.
+      }
+    }
+  }
+}

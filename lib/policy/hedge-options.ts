@@ -1,0 +1,52 @@
+import { DEFAULTS, MAX_TIMER_MS } from './defaults';
+import { checkKnown, fail, given, isPlainObject, nonNegative, own, shown, typed } from './validate';
+
+/** The `hedge` option: when to send a second copy of a slow call, and how many. */
+
+/** Hedging settings, validated; `percentile` is set for an adaptive delay (0.95 for `'p95'`). */
+export interface ResolvedHedge {
+  delayMs: number;
+  percentile: number | undefined;
+  maxHedges: number;
+  minDelayMs: number;
+  fallbackDelayMs: number;
+}
+
+const PERCENTILES: Record<string, number> = { p50: 0.5, p90: 0.9, p95: 0.95, p99: 0.99 };
+const HEDGE_FIELDS = new Set(['delayMs', ...Object.keys(DEFAULTS.hedgeFields)]);
+
+export function resolveHedge(where: string, value: unknown, fallback: false | ResolvedHedge): false | ResolvedHedge {
+  if (value === undefined) return fallback;
+  if (value === false) return false;
+  if (!isPlainObject(value)) fail(where, 'hedge', `must be false or { delayMs, maxHedges? }, got ${typed(value)}`);
+  checkKnown(`${where}hedge.`, value, HEDGE_FIELDS);
+  const delay = own(value, 'delayMs');
+  const percentile = typeof delay === 'string' && Object.hasOwn(PERCENTILES, delay) ? PERCENTILES[delay] : undefined;
+  if (
+    percentile === undefined &&
+    (typeof delay !== 'number' || !Number.isFinite(delay) || delay < 0 || delay > MAX_TIMER_MS)
+  ) {
+    fail(
+      where,
+      'hedge.delayMs',
+      `must be ms (0 to ${MAX_TIMER_MS}) or "p50", "p90", "p95", "p99", got ${shown(delay)}`,
+    );
+  }
+  const defaults = DEFAULTS.hedgeFields;
+  const maxHedges = own(value, 'maxHedges') ?? defaults.maxHedges;
+  if (typeof maxHedges !== 'number' || !Number.isSafeInteger(maxHedges) || maxHedges < 1 || maxHedges > 10) {
+    fail(where, 'hedge.maxHedges', `must be a whole number from 1 to 10, got ${given(maxHedges, 'number')}`);
+  }
+  return {
+    delayMs: percentile === undefined ? (delay as number) : 0,
+    percentile,
+    maxHedges,
+    minDelayMs: nonNegative(where, 'hedge.minDelayMs', own(value, 'minDelayMs'), defaults.minDelayMs),
+    fallbackDelayMs: nonNegative(
+      where,
+      'hedge.fallbackDelayMs',
+      own(value, 'fallbackDelayMs'),
+      defaults.fallbackDelayMs,
+    ),
+  };
+}
