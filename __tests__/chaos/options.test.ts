@@ -29,10 +29,10 @@ describe('bad input: a TypeError naming the field, what was given and what is al
     ],
     [{ faults: [{ rate: 0.5, status: 399 }] }, /status must be a failure status .*got 399/],
     [{ faults: [{ rate: 0.5, status: 600 }] }, /status must be a failure status .*got 600/],
-    [{ faults: [{ rate: 0.5, status: '503' }] }, /status must be a failure status .*got 503/],
+    [{ faults: [{ rate: 0.5, status: '503' }] }, /status must be a failure status .*got the string "503"/],
     [
       { faults: [{ rate: 0.5, error: 'EWHATEVER' }] },
-      /chaos\.faults\[0\]\.error must be one of ECONNRESET, .*got EWHATEVER/,
+      /chaos\.faults\[0\]\.error must be one of ECONNRESET, .*got "EWHATEVER"/,
     ],
     [
       { faults: [{ rate: 0.5, latencyMs: -1 }] },
@@ -50,7 +50,7 @@ describe('bad input: a TypeError naming the field, what was given and what is al
     ],
     [
       { faults: [{ rate: 0.5, status: 503, phase: 'during' }] },
-      /chaos\.faults\[0\]\.phase must be 'before' or 'after', got during/,
+      /chaos\.faults\[0\]\.phase must be 'before' or 'after', got "during"/,
     ],
     [
       { faults: [{ rate: 0.5, status: 503, match: { method: 5 } }] },
@@ -59,11 +59,11 @@ describe('bad input: a TypeError naming the field, what was given and what is al
     [{ faults: [{ rate: 0.5, status: 503, match: { method: [] } }] }, /match\.method must be .*got an empty array/],
     [
       { faults: [{ rate: 0.5, status: 503, match: { origin: 'api.example.com' } }] },
-      /match\.origin must be an absolute origin .*got api\.example\.com/,
+      /match\.origin must be an absolute origin .*got "api\.example\.com"/,
     ],
     [
       { faults: [{ rate: 0.5, status: 503, match: { path: 'v1/items' } }] },
-      /match\.path must be a path starting with '\/' or a RegExp, got v1\/items/,
+      /match\.path must be a path starting with '\/' or a RegExp, got "v1\/items"/,
     ],
     [
       { faults: [{ rate: 0.5, status: 503, match: { host: 'x' } }] },
@@ -73,7 +73,7 @@ describe('bad input: a TypeError naming the field, what was given and what is al
     [{ faults: [{ rate: 1, status: 503 }, 'oops'] }, /chaos\.faults\[1\] must be an object/],
     [{ faults: { rate: 1, status: 503 } }, /chaos\.faults must be an array of faults, got /],
     [{ faults: [], seed: 1.5 }, /chaos\.seed must be a whole number, got 1\.5/],
-    [{ faults: [], enabled: 'yes' }, /chaos\.enabled must be true or false, got yes/],
+    [{ faults: [], enabled: 'yes' }, /chaos\.enabled must be true or false, got the string "yes"/],
     [{ faults: [], rate: 0.1 }, /chaos\.rate is not a known option/],
     [[{ rate: 1, status: 503 }], /chaos must be an object such as \{ faults: \[\.\.\.\] \}, got an array/],
   ])('%j', (chaos, message) => {

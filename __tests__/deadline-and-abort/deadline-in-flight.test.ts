@@ -23,7 +23,8 @@ describe.each(ADAPTERS)('deadlineMs bounds the whole call (%s adapter)', (adapte
     const elapsed = Date.now() - started;
     expect(error.config?.retryState?.stopReason).toBe('deadline');
     expect(elapsed).toBeGreaterThanOrEqual(280);
-    expect(elapsed).toBeLessThan(1500);
+    // The answer is held and the attempt's timeout is 5 s: under 4 s, only the deadline ended it.
+    expect(elapsed).toBeLessThan(4000);
     expect(t.server.requests).toHaveLength(1);
     for (const reply of pending) reply();
   });

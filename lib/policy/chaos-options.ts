@@ -1,7 +1,7 @@
 import { MAX_TIMER_MS } from './defaults';
 import { absoluteOrigin } from './origin';
 import { seededRandom } from './random';
-import { checkKnown, fail, isPlainObject, own, shown } from './validate';
+import { checkKnown, fail, given, isPlainObject, own, shown, typed } from './validate';
 
 /**
  * The `chaos` option, validated: each fault in one shape, and the source that chooses which
@@ -105,12 +105,12 @@ function matchOf(field: string, value: unknown): Pick<ResolvedFault, 'origins' |
 }
 
 function effectOf(field: string, fault: Record<string, unknown>): FaultEffect {
-  const given = KINDS.filter((kind) => own(fault, kind) !== undefined);
-  if (given.length !== 1) {
+  const kinds = KINDS.filter((kind) => own(fault, kind) !== undefined);
+  if (kinds.length !== 1) {
     fail(
       '',
       field,
-      `must have exactly one of status, error or latencyMs, got ${given.length === 0 ? 'none' : given.join(' and ')}`,
+      `must have exactly one of status, error or latencyMs, got ${kinds.length === 0 ? 'none' : kinds.join(' and ')}`,
     );
   }
   const status = own(fault, 'status');
@@ -119,9 +119,9 @@ function effectOf(field: string, fault: Record<string, unknown>): FaultEffect {
   if (status === undefined && (headers !== undefined || body !== undefined)) {
     fail('', `${field}.${headers === undefined ? 'body' : 'headers'}`, 'is allowed only with status');
   }
-  if (given[0] === 'status') {
+  if (kinds[0] === 'status') {
     if (typeof status !== 'number' || !Number.isInteger(status) || status < 400 || status > 599) {
-      fail('', `${field}.status`, `must be a failure status (400-599), got ${shown(status)}`);
+      fail('', `${field}.status`, `must be a failure status (400-599), got ${given(status, 'number')}`);
     }
     if (
       headers !== undefined &&
@@ -131,7 +131,7 @@ function effectOf(field: string, fault: Record<string, unknown>): FaultEffect {
     }
     return { kind: 'status', status, headers: { ...(headers as Record<string, string> | undefined) }, body };
   }
-  if (given[0] === 'error') {
+  if (kinds[0] === 'error') {
     const code = own(fault, 'error');
     if (typeof code !== 'string' || !CHAOS_ERROR_CODES.includes(code)) {
       fail('', `${field}.error`, `must be one of ${CHAOS_ERROR_CODES.join(', ')}, got ${shown(code)}`);
@@ -140,7 +140,7 @@ function effectOf(field: string, fault: Record<string, unknown>): FaultEffect {
   }
   const latencyMs = own(fault, 'latencyMs');
   if (typeof latencyMs !== 'number' || !Number.isFinite(latencyMs) || latencyMs < 0 || latencyMs > MAX_TIMER_MS) {
-    fail('', `${field}.latencyMs`, `must be ms from 0 to ${MAX_TIMER_MS}, got ${shown(latencyMs)}`);
+    fail('', `${field}.latencyMs`, `must be ms from 0 to ${MAX_TIMER_MS}, got ${given(latencyMs, 'number')}`);
   }
   return { kind: 'latency', latencyMs };
 }
@@ -152,7 +152,7 @@ function faultOf(value: unknown, index: number): ResolvedFault {
   checkKnown(`${field}.`, value, FAULT_FIELDS);
   const rate = own(value, 'rate');
   if (typeof rate !== 'number' || !(rate >= 0 && rate <= 1)) {
-    fail('', `${field}.rate`, `must be a number from 0 to 1, got ${shown(rate)}`);
+    fail('', `${field}.rate`, `must be a number from 0 to 1, got ${given(rate, 'number')}`);
   }
   const phase = own(value, 'phase') ?? 'before';
   if (phase !== 'before' && phase !== 'after') {
@@ -183,10 +183,10 @@ export function resolveChaos(
   if (!Array.isArray(faults)) fail(where, 'chaos.faults', `must be an array of faults, got ${shown(faults)}`);
   const seed = own(value, 'seed');
   if (seed !== undefined && (typeof seed !== 'number' || !Number.isSafeInteger(seed))) {
-    fail(where, 'chaos.seed', `must be a whole number, got ${shown(seed)}`);
+    fail(where, 'chaos.seed', `must be a whole number, got ${given(seed, 'number')}`);
   }
   const enabled = own(value, 'enabled') ?? true;
-  if (typeof enabled !== 'boolean') fail(where, 'chaos.enabled', `must be true or false, got ${shown(enabled)}`);
+  if (typeof enabled !== 'boolean') fail(where, 'chaos.enabled', `must be true or false, got ${typed(enabled)}`);
   const resolved = faults.map(faultOf);
   if (!enabled || resolved.length === 0) return false;
   return { faults: resolved, draw: seed === undefined ? Math.random : seededRandom(seed) };
