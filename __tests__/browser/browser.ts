@@ -96,6 +96,8 @@ export interface RetryStateSeen {
   stopReason?: string;
   hedges?: number;
   hedgeWon?: boolean;
+  /** With `chaos` on: attempts whose outcome was injected. */
+  injected?: number;
 }
 
 export interface CallSeen {
@@ -113,6 +115,10 @@ export interface CallSeen {
     isCancel: boolean;
     circuitOpen: boolean;
     hasCause: boolean;
+    /** The error's `cause`, when it has one. */
+    cause?: { name?: string; code?: string; message?: string };
+    /** `error.injected` (chaos): which fault, its phase and kind. */
+    injected?: { fault: number; phase: string; kind: string | number };
   };
   elapsedMs: number;
 }
@@ -129,6 +135,8 @@ export interface RunSeen {
     reason: string;
     code?: string;
     status?: number;
+    /** onRetry's `injected`: the failure being retried was injected by chaos. */
+    injected: boolean;
   }>;
   giveUps: Array<{ call: number; stopReason: string }>;
   breaker: Array<{ call: number; at: number; state: string }>;

@@ -1,5 +1,6 @@
 import { AxiosError, AxiosHeaders, getAdapter } from 'axios';
 import type { AxiosAdapter, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
+import { pageOrigin } from '../policy/origin';
 import { destination } from './route';
 
 /**
@@ -107,7 +108,8 @@ function networkError(config: InternalAxiosRequestConfig, request: unknown, caus
  * The error the attempt's adapter makes for the network failure `code`: over http (and a custom
  * adapter) an `AxiosError` with that code and Node's error as its cause; over fetch `ERR_NETWORK`
  * with undici's cause (a dropped connection is `UND_ERR_SOCKET`, "other side closed"); over xhr a
- * bare `ERR_NETWORK`, as a browser tells no more. Timeouts are each adapter's own timeout error.
+ * bare `ERR_NETWORK`, and over a browser's fetch `ERR_NETWORK` with its `TypeError`, as a browser
+ * tells no more. Timeouts are each adapter's own timeout error.
  */
 export function networkFailure(
   code: string,
@@ -118,8 +120,11 @@ export function networkFailure(
   if (code === 'ECONNABORTED' || (code === 'ETIMEDOUT' && (kind === 'fetch' || kind === 'xhr'))) {
     return timeoutError(kind, config, request);
   }
-  if (code === 'ERR_NETWORK' || kind === 'xhr') {
-    return networkError(config, request, kind === 'fetch' ? new TypeError('fetch failed') : undefined);
+  // A browser's fetch, like its xhr, says no more than that it failed (Chromium: "Failed to fetch").
+  const browser = pageOrigin() !== undefined;
+  if (code === 'ERR_NETWORK' || kind === 'xhr' || (kind === 'fetch' && browser)) {
+    const cause = kind === 'fetch' ? new TypeError(browser ? 'Failed to fetch' : 'fetch failed') : undefined;
+    return networkError(config, request, cause);
   }
   if (kind === 'fetch') {
     const dropped = code === 'ECONNRESET' || code === 'EPIPE';
