@@ -178,6 +178,14 @@ describe('exactly once with Idempotency-Key on a server declared to dedupe (conc
   );
 });
 
+/**
+ * The server saw one attempt fewer than the client made, and that attempt was the call's last: it
+ * timed out on the client before its request arrived (a loaded machine), and stopped the POST.
+ */
+function lostLastAttempt(o: ScenarioReport['outcomes'][number], arrived: number): boolean {
+  return o.attempts === arrived + 1 && o.label === 'ECONNABORTED' && o.stopReason === 'non-idempotent';
+}
+
 /** Every request of a call but its last was refused for its rate (429): the only repeat a write gets undeclared. */
 function repeatedOnlyAfter429(report: ScenarioReport): Array<[string, Fault[]]> {
   return Object.entries(report.server.faultsByCall).filter(([, faults]) =>
@@ -192,7 +200,9 @@ describe('without Idempotency-Key (idempotencyKey: false), the same mixed chaos'
     const summary = summarise('every fault mixed, idempotencyKey: false', report);
 
     expect(outcomes).toHaveLength(CALLS);
-    expect(Object.keys(server.arrivals)).toHaveLength(CALLS);
+    // On a loaded machine a few attempts time out (200 ms) before their request arrives: only a call's
+    // last attempt can be one (a timeout stops a POST), and never many.
+    expect(CALLS - Object.keys(server.arrivals).length).toBeLessThan(CALLS * 0.1);
     expect(repeatedOnlyAfter429(report)).toEqual([]);
     expect(Object.values(server.arrivals).filter((n) => n > 1).length).toBeGreaterThan(0);
     expect(summary.duplicatePayments).toBe(0);
@@ -201,7 +211,8 @@ describe('without Idempotency-Key (idempotencyKey: false), the same mixed chaos'
     expect(summary.rejected).toBeGreaterThan(CALLS * 0.3);
     for (const o of outcomes) {
       expect(o.idempotencyKey).toBeUndefined();
-      expect(o.attempts).toBe(server.arrivals[o.callId]);
+      const arrived = server.arrivals[o.callId] ?? 0;
+      if (o.attempts !== arrived) expect(lostLastAttempt(o, arrived)).toBe(true);
       if (!o.ok) {
         expect(o.isAxiosError).toBe(true);
         expect(o.label === '429' ? ['non-idempotent', 'retries-exhausted'] : ['non-idempotent']).toContain(
@@ -225,7 +236,8 @@ describe('the defaults against a server that ignores Idempotency-Key (the key is
     expect(summary.rejectedAfterCommit).toBeGreaterThan(0);
     for (const o of outcomes) {
       expect(o.idempotencyKey).toMatch(/^[0-9a-f-]{36}$/);
-      expect(server.keysSeen[o.callId]).toEqual([o.idempotencyKey]);
+      if (server.keysSeen[o.callId] === undefined) expect(lostLastAttempt(o, 0)).toBe(true);
+      else expect(server.keysSeen[o.callId]).toEqual([o.idempotencyKey]);
       if (!o.ok && o.label !== '429')
         expect({ callId: o.callId, stopReason: o.stopReason }).toEqual({
           callId: o.callId,
