@@ -174,6 +174,21 @@ describe('instrumentMetrics with the OpenTelemetry SDK', () => {
     expect(server!.requests).toHaveLength(2);
   });
 
+  test('a retry of a failure chaos injected is counted with axios_resilience.injected', async () => {
+    const { http, url } = await setUp(
+      { '/items': [503, 200] },
+      { chaos: { seed: 1, faults: [{ rate: 1, status: 503, match: { path: '/injected' } }] }, retries: 1 },
+    );
+    // A real 503 then 200 on one path; an injected 503 (nothing sent) twice on another.
+    expect((await http.get(`${url}/items`)).status).toBe(200);
+    expect(await failure(http.get(`${url}/injected`))).toBeDefined();
+    expect(await points('axios_resilience.retries')).toEqual([
+      { attributes: { 'server.address': '127.0.0.1', reason: '503' }, value: 1 },
+      { attributes: { 'server.address': '127.0.0.1', reason: '503', 'axios_resilience.injected': true }, value: 1 },
+    ]);
+    expect(server!.requests.map((r) => r.url)).toEqual(['/items', '/items']);
+  });
+
   test('a per-request onRetry does not hide retries from the counters', async () => {
     const { http, url } = await setUp({ '/items': [503, 503, 200] });
     const seen: number[] = [];

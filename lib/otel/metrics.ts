@@ -39,8 +39,8 @@ export const METRIC_NAMES = {
 /**
  * Counts what `plugin` does on `meter` (an OpenTelemetry `Meter`):
  *
- * - `axios_resilience.retries` (`server.address`, `reason`: `'503'`, `'ECONNRESET'`, `'rate-limited'`, …):
- *   retries scheduled.
+ * - `axios_resilience.retries` (`server.address`, `reason`: `'503'`, `'ECONNRESET'`, `'rate-limited'`, …;
+ *   `axios_resilience.injected: true` when `chaos` injected the failure): retries scheduled.
  * - `axios_resilience.give_ups` (`server.address`, `stop_reason`): calls that failed for good.
  * - `axios_resilience.breaker.opens` (`server.address`): a breaker opened (from closed or half-open).
  * - `axios_resilience.rate_limiter.engagements` (`server.address`): a server began throttling and
@@ -75,7 +75,9 @@ export function instrumentMetrics(
   const stops = [
     plugin.on('retry', (event) => {
       const server = address(event.origin);
-      retries.add(1, { 'server.address': server, reason: event.reason });
+      // An injected failure (chaos) is marked, so a dashboard tells a drill from an outage.
+      const marked = event.injected === true ? { 'axios_resilience.injected': true } : undefined;
+      retries.add(1, { 'server.address': server, reason: event.reason, ...marked });
       delay.record(event.delayMs, { 'server.address': server, delay_source: event.delaySource });
     }),
     plugin.on('giveUp', (event) => {
