@@ -45,7 +45,7 @@ export function routeTo(
   state: RetryState,
   options: ResolvedOptions,
 ): Route {
-  const breakerKey = shared.breakerKey === undefined ? origin : shared.breakerKey(config, origin);
+  const breakerKey = breakerKeyOf(origin, config, shared);
   // One object literal: it is made whole, where a class instance would be built field by field.
   return {
     origin,
@@ -57,10 +57,15 @@ export function routeTo(
   };
 }
 
+/** Which breaker guards the call at `origin`: `breaker.key(config, origin)`, or the origin. Throws when `breaker.key()` does. */
+function breakerKeyOf(origin: string, config: InternalAxiosRequestConfig, shared: RouteSources): string {
+  return shared.breakerKey === undefined ? origin : shared.breakerKey(config, origin);
+}
+
 /** The breaker guard of `origin` for this call; `undefined` with no breaker, or when `breaker.key()` throws. */
 export function guardAt(origin: string, config: InternalAxiosRequestConfig, shared: RouteSources): Guard | undefined {
   try {
-    return shared.breakers?.for(shared.breakerKey === undefined ? origin : shared.breakerKey(config, origin));
+    return shared.breakers?.for(breakerKeyOf(origin, config, shared));
   } catch {
     return undefined;
   }
