@@ -96,11 +96,12 @@ describe('the @default text of the public types', () => {
     agrees(plugin.get(option)!, DEFAULTS[option]);
   });
 
+  const parts = read('lib/types/part-options.ts');
   test.each([
-    ['BreakerOptions', options, DEFAULTS.breaker],
-    ['HedgeOptions', options, DEFAULTS.hedgeFields],
-    ['RateLimitOptions', options, DEFAULTS.rateLimit],
-    ['IdempotencyKeyOptions', options, DEFAULTS.idempotencyKey],
+    ['BreakerOptions', parts, DEFAULTS.breaker],
+    ['HedgeOptions', parts, DEFAULTS.hedgeFields],
+    ['RateLimitOptions', parts, DEFAULTS.rateLimit],
+    ['IdempotencyKeyOptions', parts, DEFAULTS.idempotencyKey],
     [
       'RetryBudgetOptions',
       read('lib/guards/budget.ts'),

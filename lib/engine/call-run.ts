@@ -1,6 +1,6 @@
 import type { AxiosAdapter, AxiosError, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
 import { failureKind } from '../policy/classify';
-import { callerKey, keysCall } from '../policy/idempotency';
+import { attachKey, callerKey, keysCall } from '../policy/idempotency';
 import type { ResolvedOptions } from '../policy/options';
 import { CircuitOpenError } from '../types/errors';
 import type { RetryBudgetLike } from '../types';
@@ -8,7 +8,7 @@ import { RetryToken } from './admission';
 import { BodyPlan } from './body';
 import { BreakerGate } from './breaker-gate';
 import type { Call, CallState } from './call';
-import type { CallContext, Shared } from './context';
+import type { Shared } from './context';
 import { Deadline } from './deadline';
 import { destination, routeTo } from './route';
 import type { Route } from './route';
@@ -20,31 +20,43 @@ export type Attempt = { response: AxiosResponse; error?: undefined } | { error: 
 export type MoveRefused = 'budget-exhausted' | 'circuit-open';
 
 /**
- * One call on its way through the attempt loop: what it works with (fixed when it reached the
- * adapter, but for its route, which follows the call to another origin) and the little it remembers
- * between attempts. Each rule's state has its owner: the deadline, the breaker gate, the retry
- * token; the loop itself keeps only the last attempt and the backoff's memory.
+ * One call, from when it reaches the adapter to its end: the one object the engine keeps for it.
+ *
+ * - What it works with, fixed when it reached the adapter (`config`, `options`, the caller's
+ *   adapter...), but for its route, which follows the call to another origin.
+ * - What a retried call needs, armed by `arm()` when the attempt loop takes the call: its deadline,
+ *   its passage through the breaker, its retry token and its body's plan. Most calls are one attempt
+ *   that succeeds (`run.ts`'s short way) and never arm them.
+ * - What the loop remembers between attempts: the last attempt, the backoff's memory, what the
+ *   last answer said of the rate limit (`pushback`).
+ *
+ * `Call` and `CallState` are not here: they belong to the logical call, which may reach the adapter
+ * more than once (a config re-sent by hand), and `CallState` is the public `retryState`.
  */
 export class CallRun {
   readonly config: InternalAxiosRequestConfig;
   readonly call: Call;
   readonly state: CallState;
-  readonly base: AxiosAdapter;
+  /** The caller's adapter (wrapped by fault injection when the call has `chaos`). */
+  base: AxiosAdapter;
   readonly shared: Shared;
-  /** Ends the call's waits and hooks when the plugin closes (with `config`, what a hook is raced against). */
-  readonly closers: Set<() => void>;
   readonly options: ResolvedOptions;
   /** Upper-case method. */
   readonly method: string;
   /** Where the attempts go now, and the guards that count them there. */
   route: Route;
-  readonly deadline: Deadline;
+  /** When the call began (the plugin's clock), or 0 for a call without a deadline: no other rule reads it. */
+  readonly startedAt: number;
+
+  // Armed by `arm()`, for a call the loop runs.
+  deadline!: Deadline;
   /** The call's passage through the breaker of its route (or of the origin a redirect ended at). */
-  gate: BreakerGate;
+  gate!: BreakerGate;
+  token!: RetryToken;
+  body!: BodyPlan;
+
   /** The origin a followed redirect ended at, when the call is accounted there (`answeredAt`). */
   private accountedAt: string | undefined;
-  readonly token: RetryToken;
-  readonly body: BodyPlan;
   /** The attempt being retried: a failure, or a response `shouldRetry` asked to retry. */
   last: Attempt | undefined;
   /** Retries planned so far (0 before the first). */
@@ -53,38 +65,56 @@ export class CallRun {
   previousDelayMs: number;
   /** When the attempt in flight left, if the limiter paced it (else never: `-Infinity`). */
   sentAt = -Infinity;
-  /** The last attempt was throttled (429, 503 with a server wait, a spent quota): its retry waits its turn. */
-  throttled = false;
-  /** The last attempt was throttled with its quota spent: when the quota frees a request (ms from then). */
-  quotaWaitMs: number | undefined;
+  /** What the last answer said of the key's rate limit (`rate-gate.ts`'s `observe`). */
+  pushback: Pushback = { throttled: false, quotaWaitMs: undefined };
   /** When the retry now pending was decided (its wait in `delaysMs` runs from here). */
   decidedAt = 0;
 
-  /** `counted`: the call began under a closed breaker, its first attempt sent before it got here. */
-  constructor(context: CallContext, counted = false) {
-    this.config = context.config;
-    this.call = context.call;
-    this.state = context.state;
-    this.base = context.base;
-    this.shared = context.shared;
-    this.closers = context.shared.closers;
-    this.options = context.options;
-    this.method = context.method;
-    this.route = context.route;
-    this.deadline = new Deadline(context.options.deadlineMs, context.startedAt, context.shared.now);
-    this.gate = this.gateFor(context.route, counted);
-    this.token = new RetryToken(context.route.budget);
-    this.body = new BodyPlan(context.config, context.options.replayMaxBytes, context.options.body);
-    this.previousDelayMs = context.options.baseDelayMs;
+  constructor(
+    config: InternalAxiosRequestConfig,
+    call: Call,
+    state: CallState,
+    base: AxiosAdapter,
+    shared: Shared,
+    method: string,
+    route: Route,
+  ) {
+    this.config = config;
+    this.call = call;
+    this.state = state;
+    this.base = base;
+    this.shared = shared;
+    this.options = call.options;
+    this.method = method;
+    this.route = route;
+    this.startedAt = call.options.deadlineMs === undefined ? 0 : shared.now();
+    this.previousDelayMs = call.options.baseDelayMs;
+  }
+
+  /**
+   * Arms what a retried call needs, as the attempt loop takes it. `counted`: the call began under a
+   * closed breaker, its first attempt sent before it got here.
+   */
+  arm(counted: boolean): this {
+    const { config, options, shared } = this;
+    this.deadline = new Deadline(options.deadlineMs, this.startedAt, shared.now);
+    this.gate = this.gateFor(this.route, counted);
+    this.token = new RetryToken(this.route.budget);
+    this.body = new BodyPlan(config, options.replayMaxBytes, options.body);
     // A caller's own key on a method the plugin does not key (a GET, a PUT) matters only now that
     // the call may be retried (a 409 is retried for a keyed call); it is the caller's, so deduped.
-    if (!keysCall(this.method, this.options, this.call.staleKey)) {
-      const key = callerKey(this.config.headers, this.options);
+    if (!keysCall(this.method, options, this.call.staleKey)) {
+      const key = callerKey(config.headers, options);
       if (key !== undefined) {
         this.state.idempotencyKey = key;
         this.call.deduped = true;
       }
     }
+    return this;
+  }
+
+  get closers(): Set<() => void> {
+    return this.shared.closers;
   }
 
   get origin(): string {
@@ -179,4 +209,53 @@ export class CallRun {
     const kind = failureKind(failure, this.options);
     return kind === 'status' || kind === 'network';
   }
+}
+
+/** What an answer said of its key's rate limit (`rate-gate.ts`'s `observe`). */
+export interface Pushback {
+  /** A throttle (`isThrottle`): the retry waits its turn at the key's limiter, needing no budget token. */
+  throttled: boolean;
+  /** A throttle whose quota is spent: when the quota frees a request (ms from then). */
+  quotaWaitMs: number | undefined;
+}
+
+/** axios lower-cases the method; the decision table and the key settings speak upper case. */
+const UPPER = new Map(['get', 'post', 'put', 'patch', 'delete', 'head', 'options'].map((m) => [m, m.toUpperCase()]));
+
+function methodOf(config: InternalAxiosRequestConfig): string {
+  const method = config.method ?? 'get';
+  return UPPER.get(method) ?? method.toUpperCase();
+}
+
+/** Whether `origin`'s server is declared to dedupe the keys the plugin generates. */
+function dedupedAt(options: ResolvedOptions, origin: string): boolean {
+  return options.idempotencyKey !== false && options.idempotencyKey.serverDedupes(origin);
+}
+
+/**
+ * Makes the call's one state object when it reaches the adapter (`CallRun`): fixes its origin, its
+ * budget and breaker, and attaches its Idempotency-Key, here, once per logical call, after every
+ * request interceptor. Throws for a key from a user's generator that is no valid header value, or a
+ * `breaker.key()` that throws.
+ */
+export function startRun(
+  config: InternalAxiosRequestConfig,
+  call: Call,
+  state: CallState,
+  base: AxiosAdapter,
+  shared: Shared,
+): CallRun {
+  const options = call.options;
+  const method = methodOf(config);
+  const origin = destination(config);
+  // A call the plugin does not key (a GET) is looked at for a key of the caller's only if it fails.
+  if (keysCall(method, options, call.staleKey)) {
+    const key = attachKey(config.headers, method, options, call.staleKey);
+    if (key !== undefined) {
+      state.idempotencyKey = key.key;
+      if (key.generated) call.generatedKey = key.key;
+      call.deduped = !key.generated || dedupedAt(options, origin);
+    }
+  }
+  return new CallRun(config, call, state, base, shared, method, routeTo(origin, config, shared, state, options));
 }

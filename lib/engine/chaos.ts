@@ -7,7 +7,8 @@ import type { CallState } from './call';
 import { adapterKind, networkFailure, statusOutcome, timeoutError } from './chaos-outcome';
 import type { AdapterKind } from './chaos-outcome';
 import { markInjected, wrapsAdapter } from './chaos-mark';
-import type { CallContext, Shared } from './context';
+import type { CallRun } from './call-run';
+import type { Shared } from './context';
 import { cancellation, interruptible } from './hooks';
 import { destination } from './route';
 
@@ -19,11 +20,11 @@ import { destination } from './route';
  * the hooks see an injected 503 as they see a real one. Only calls with `chaos` get here.
  */
 
-/** The call's context with its adapter wrapped in `chaos`; `retryState.injected` starts at 0. */
-export function withChaos(context: CallContext, chaos: ResolvedChaos): CallContext {
-  context.state.injected = 0;
-  const { base, state, shared, options } = context;
-  return { ...context, base: chaosAdapter(base, chaos, state, shared, options.attemptHeader) };
+/** Wraps the call's adapter in `chaos`; `retryState.injected` starts at 0. */
+export function withChaos(run: CallRun, chaos: ResolvedChaos): void {
+  const { base, state, shared, options } = run;
+  state.injected = 0;
+  run.base = chaosAdapter(base, chaos, state, shared, options.attemptHeader);
 }
 
 /** The faults chosen for one attempt: at most one latency, and at most one outcome (a status or an error). */

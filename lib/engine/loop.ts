@@ -5,9 +5,7 @@ import type { RetryEvent } from '../types';
 import { answeredBy } from './answered-by';
 import { isInjected } from './chaos-mark';
 import { releaseBody } from './body';
-import { CallRun } from './call-run';
-import type { Attempt, MoveRefused } from './call-run';
-import type { CallContext } from './context';
+import type { Attempt, CallRun, MoveRefused } from './call-run';
 import { dispatch } from './context';
 import { hedgeable, hedgedSend } from './hedge';
 import { cancellation, interruptible, runHook } from './hooks';
@@ -15,8 +13,7 @@ import { judge } from './judge';
 import { circuitOpen, finish, interrupted, stop } from './outcome';
 import type { Outcome } from './outcome';
 import { plan } from './plan';
-import { serverWaitMs } from '../policy/rate-limit-headers';
-import { activeLimiter, headerReader, observe, responseOf, takeTurn } from './rate-gate';
+import { askedWaitMs, gateWait, observe, takeTurn } from './rate-gate';
 import type { Wait } from './plan';
 
 /**
@@ -28,8 +25,8 @@ import type { Wait } from './plan';
  */
 
 /** Runs a call's attempts through its breaker, from the first. */
-export function runAttempts(context: CallContext): Promise<AxiosResponse> {
-  const run = new CallRun(context);
+export function runAttempts(run: CallRun): Promise<AxiosResponse> {
+  run.arm(false);
   return run.gate.pass(
     () => loop(run, undefined),
     () => finish(run, circuitOpen(run)),
@@ -40,8 +37,8 @@ export function runAttempts(context: CallContext): Promise<AxiosResponse> {
  * Carries on after a first attempt sent without the loop (the short way `run.ts` takes for most
  * calls), from its failure. `counted`: it was sent under a closed breaker, which counts the call.
  */
-export function continueAfter(context: CallContext, first: Attempt, counted: boolean): Promise<AxiosResponse> {
-  return loop(new CallRun(context, counted), first);
+export function continueAfter(run: CallRun, first: Attempt, counted: boolean): Promise<AxiosResponse> {
+  return loop(run.arm(counted), first);
 }
 
 async function loop(run: CallRun, first: Attempt | undefined): Promise<AxiosResponse> {
@@ -64,7 +61,7 @@ async function loop(run: CallRun, first: Attempt | undefined): Promise<AxiosResp
     if ('end' in verdict) return finish(run, verdict.end);
     const planned = await retry(run, verdict.decision);
     if (!('delayMs' in planned)) return finish(run, planned);
-    // Its own wait here; its turn at the key's limiter, if on, in `send` (counted into `delaysMs` there).
+    // Its own wait here; its turn at the key's gate, if on, in `send` (counted into `delaysMs` there).
     const interruption = await wait(run, planned.timerMs);
     if (interruption !== undefined) return finish(run, interruption);
     attempt = await send(run);
@@ -141,9 +138,8 @@ async function retry(run: CallRun, decision: Decision): Promise<Outcome | Wait> 
   const retry = run.retries++;
   // Read only when a retry is otherwise possible: a stream still being sent is read to its end first.
   const bodyReplayable = decision.retry && retry < options.retries ? await run.body.replayable() : true;
-  // While the key's limiter is on, the retry waits its turn there (a throttle's server wait holds the queue).
-  const limiter = activeLimiter(run);
-  const heldForMs = limiter?.heldForMs() ?? 0;
+  // While the key's limiter is on, its gate holds the retry like any other wait (`gateWait`).
+  const gate = gateWait(run);
   const step = plan(
     {
       decision,
@@ -151,24 +147,25 @@ async function retry(run: CallRun, decision: Decision): Promise<Outcome | Wait> 
       bodyReplayable,
       suspectedCors: run.corsSensitive && shared.cors.suspect(run.origin, run.failure),
       closed: shared.closed,
-      retryAfterMs: serverWaitMs(headerReader(responseOf(run.last)?.headers), shared.now()) ?? run.quotaWaitMs,
-      throttled: run.throttled,
-      queueWaitMs: limiter === undefined ? undefined : limiter.full ? Infinity : Math.ceil(limiter.expectedWaitMs()),
-      heldForMs,
+      retryAfterMs: askedWaitMs(run),
       previousDelayMs: run.previousDelayMs,
       timeLeftMs: run.deadline.timeLeft(),
       breakerRefuses: run.gate.refusing,
+      gate,
     },
     options,
   );
   if ('stop' in step) {
-    if (step.stop === 'rate-limited' && heldForMs > options.maxDelayMs) state.retryAt = shared.now() + heldForMs;
+    if (step.stop === 'rate-limited' && gate !== undefined && gate.heldForMs > options.maxDelayMs) {
+      state.retryAt = shared.now() + gate.heldForMs;
+    }
     return step.stop === 'circuit-open' ? circuitOpen(run) : stop(run, step.stop);
   }
-  if (step.backoff === true) run.previousDelayMs = Math.max(step.timerMs, options.baseDelayMs);
-  // Last, so a retry refused for another reason does not spend a token. A throttled call's retry
-  // needs none: the limiter's queue already holds it to the rate the server allows.
-  if (step.paced !== true && !(await run.token.take())) return stop(run, 'budget-exhausted');
+  if (step.backoffMs !== undefined) run.previousDelayMs = Math.max(step.backoffMs, options.baseDelayMs);
+  // A throttled attempt's retry, at a gate that is on, is paced there to the rate the server allows:
+  // it needs no budget token. Any other spends one, last, so a retry refused above spends none.
+  const paced = run.pushback.throttled && gate !== undefined;
+  if (!paced && !(await run.token.take())) return stop(run, 'budget-exhausted');
 
   const onRetry = options.onRetry;
   const listened = shared.listeners.has('retry');
@@ -189,7 +186,7 @@ async function retry(run: CallRun, decision: Decision): Promise<Outcome | Wait> 
       attempt: state.attempts,
       delayMs: step.delayMs,
       delaySource: step.source,
-      reason: step.paced === true ? 'rate-limited' : decision.reason,
+      reason: paced ? 'rate-limited' : decision.reason,
       error,
       config: run.config,
     };

@@ -37,15 +37,16 @@ export interface RetryFacts {
   breakerRefuses: boolean;
   /** The body can be sent again (a stream kept whole, within `replay.maxBytes`, or a body factory). */
   bodyReplayable: boolean;
-  /** The attempt was throttled (`isThrottle`): its retry waits its turn at the key's limiter. */
-  throttled?: boolean;
-  /**
-   * The key's rate limiter is on: how long a retry would wait for its turn, in ms, the key's hold
-   * included (`Infinity` when the queue is full). `undefined` otherwise.
-   */
-  queueWaitMs?: number | undefined;
-  /** How long the key is held from now (a server's pause, a spent quota's reset), in ms; 0 or absent when it is not. */
-  heldForMs?: number;
+  /** The key's rate limiter is on: what its gate would hold a send made now to. `undefined` otherwise. */
+  gate?: GateWait | undefined;
+}
+
+/** What the key's gate (its rate limiter, while on) would hold a send made now to. */
+export interface GateWait {
+  /** How long until the send's turn, in ms: the key's hold and the queue ahead (`Infinity`: the queue is full). */
+  turnMs: number;
+  /** How long the key is held from now (a server's pause, a spent quota's reset), in ms; 0 when it is not. */
+  heldForMs: number;
 }
 
 export type PlanOptions = Pick<
@@ -58,15 +59,13 @@ export type DelaySource = 'backoff' | 'retry-after' | 'rate-limit';
 
 /** Retry after this wait. */
 export interface Wait {
-  /** The whole wait expected before the retry is sent: its own wait, or its turn at the key's limiter if longer. */
+  /** The whole wait expected before the retry is sent: its own wait, or its turn at the key's gate if longer. */
   delayMs: number;
   source: DelaySource;
-  /** The call's own wait (a backoff or the server's wait), slept before it takes its turn at the limiter. */
+  /** What the call sleeps before it goes to the gate: its own wait, or nothing when its turn there is the longer. */
   timerMs: number;
-  /** `timerMs` is a computed backoff (decorrelated jitter grows from it). */
-  backoff?: true;
-  /** A throttled attempt's retry: paced by the key's limiter, it needs no budget token. */
-  paced?: true;
+  /** The backoff computed for this retry, when the call's own wait is one (decorrelated jitter grows from it). */
+  backoffMs?: number;
 }
 
 /** The plan's answer: stop, with a reason, or wait and retry. */
@@ -87,7 +86,7 @@ const BEFORE_WAIT: readonly Guard[] = [
   // Never a truncated or empty retry: a stream past the replay bound was sent once.
   ({ bodyReplayable }) => (bodyReplayable ? undefined : 'body-not-replayable'),
   // The key's quota is spent until later than any wait may last: say when, rather than wait.
-  ({ heldForMs }, { maxDelayMs }) => (heldForMs !== undefined && heldForMs > maxDelayMs ? 'rate-limited' : undefined),
+  ({ gate }, { maxDelayMs }) => (gate !== undefined && gate.heldForMs > maxDelayMs ? 'rate-limited' : undefined),
   ({ retry }, { retries }) => (retry >= retries ? 'retries-exhausted' : undefined),
   // A suspected CORS refusal gets one retry (for a blip at first contact), not all of them.
   ({ retry, suspectedCors }) => (retry >= 1 && suspectedCors ? 'cors-suspected' : undefined),
@@ -109,26 +108,19 @@ const AFTER_WAIT: readonly WaitGuard[] = [
 ];
 
 /**
- * The wait: the server's `Retry-After` beats our guess, within the cap (or, with
+ * The call's own wait: the server's `Retry-After` beats our guess, within the cap (or, with
  * `retryAfter: 'fail'`, a longer one stops the call). `0` or a past date means "no advice", and
  * then the jittered backoff still spreads the callers out; a throttle with no advice waits that
- * backoff too, as a 503 would, before its turn. While the key's limiter is on the retry then waits
- * its turn, and the wait reported is the longer of the two.
+ * backoff too, as a 503 would.
  */
-function chooseWait(facts: RetryFacts, options: PlanOptions): Step {
+function ownWait(facts: RetryFacts, options: PlanOptions): Step {
   const asked = facts.retryAfterMs;
   if (asked !== undefined && asked > options.maxDelayMs && options.retryAfter === 'fail') {
     return { stop: 'retry-after-too-long' };
   }
-  const queued = facts.queueWaitMs;
-  const paced = facts.throttled === true && queued !== undefined ? ({ paced: true } as const) : {};
   if (asked !== undefined && asked > 0) {
     const serverWait = Math.min(asked, options.maxDelayMs);
-    // A throttle's wait that holds the key's whole queue: the retry waits in it, on no timer of its own.
-    if ('paced' in paced && (facts.heldForMs ?? 0) >= serverWait) {
-      return { delayMs: Math.max(queued!, serverWait), source: 'retry-after', timerMs: 0, ...paced };
-    }
-    return queuedAfter({ delayMs: serverWait, source: 'retry-after', timerMs: serverWait, ...paced }, queued);
+    return { delayMs: serverWait, source: 'retry-after', timerMs: serverWait };
   }
   const input = {
     retry: facts.retry,
@@ -137,12 +129,19 @@ function chooseWait(facts: RetryFacts, options: PlanOptions): Step {
     previousDelayMs: facts.previousDelayMs,
   };
   const backoff = computeBackoff(options.jitter, input, options.random);
-  return queuedAfter({ delayMs: backoff, source: 'backoff', timerMs: backoff, backoff: true, ...paced }, queued);
+  return { delayMs: backoff, source: 'backoff', timerMs: backoff, backoffMs: backoff };
 }
 
-/** The call's own wait, then its turn at the key's limiter (if on): reported as the longer. */
-function queuedAfter(own: Wait, queuedMs: number | undefined): Wait {
-  return queuedMs === undefined || queuedMs <= own.delayMs ? own : { ...own, delayMs: queuedMs, source: 'rate-limit' };
+/**
+ * The whole wait is the longer of the call's own wait and its turn at the key's gate. The call
+ * sleeps its own wait only when that is the longer, and then takes its turn; else it goes to the
+ * gate at once and waits there, in its place in the queue (a server's pause of the key is in that
+ * turn, so it is never waited twice).
+ */
+function withGate(own: Wait, gate: GateWait | undefined): Wait {
+  if (gate === undefined || gate.turnMs < own.delayMs) return own;
+  const source = gate.turnMs > own.delayMs ? 'rate-limit' : own.source;
+  return { ...own, delayMs: gate.turnMs, source, timerMs: 0 };
 }
 
 /** Retry after a wait, or stop with a reason. */
@@ -151,8 +150,9 @@ export function plan(facts: RetryFacts, options: PlanOptions): Step {
     const reason = guard(facts, options);
     if (reason !== undefined) return { stop: reason };
   }
-  const wait = chooseWait(facts, options);
-  if ('stop' in wait) return wait;
+  const own = ownWait(facts, options);
+  if ('stop' in own) return own;
+  const wait = withGate(own, facts.gate);
   for (const guard of AFTER_WAIT) {
     const reason = guard(facts, wait);
     if (reason !== undefined) return { stop: reason };

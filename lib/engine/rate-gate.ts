@@ -11,16 +11,19 @@ import {
   spentForMs,
 } from '../policy/rate-limit-headers';
 import type { RateLimitHint } from '../policy/rate-limit-headers';
-import type { Attempt, CallRun } from './call-run';
+import type { Attempt, CallRun, Pushback } from './call-run';
+import type { GateWait } from './plan';
 import type { Shared } from './context';
 import { interruptible } from './hooks';
 import { interrupted, stop } from './outcome';
 import type { Outcome } from './outcome';
 
 /**
- * One call's dealings with its origin's rate limiter: what each answer tells it (`observe`), and
- * the turn each attempt waits for while it is on (`takeTurn`). An origin that never throttled has
- * no limiter, and a call to it pays one field check (`RateLimiters.engaged`).
+ * The gate a call crosses at its key's rate limiter: the engine informs it once after each attempt
+ * (`observe`: what the answer said), asks it once when it plans a retry (`gateWait`: how long the
+ * gate would hold a send, a wait like any other, with its source), and crosses it once before each
+ * send (`takeTurn`). The rule the limiter follows is `guards/rate-rule.ts`; none of it is here. A key
+ * that never throttled has no limiter, and a call to it pays one field check (`RateLimiters.engaged`).
  */
 
 /** The limiter pacing this call's origin now, if one is on. */
@@ -56,8 +59,7 @@ export function responseOf(attempt: Attempt | undefined): { status?: unknown; he
  * `throttled` so its retry waits its turn, not on a token of the budget.
  */
 export function observe(run: CallRun, attempt: Attempt): void {
-  run.throttled = false;
-  run.quotaWaitMs = undefined;
+  run.pushback = NO_PUSHBACK;
   const limiters = run.shared.limiters;
   if (limiters === undefined) return;
   const response = responseOf(attempt);
@@ -73,8 +75,7 @@ export function observe(run: CallRun, attempt: Attempt): void {
   const rate = policyRate(hint);
   const hold = holdOf(run.options.maxDelayMs, waitMs, hint, rate);
   if (isThrottle(status, waitMs, hint)) {
-    run.throttled = true;
-    run.quotaWaitMs = spentForMs(hint);
+    run.pushback = { throttled: true, quotaWaitMs: spentForMs(hint) };
     const limiter = existing ?? limiters.for(run.limiterKey);
     limiter.throttled({ sentAt: run.sentAt, policyRate: rate, ...hold });
   } else if (existing?.state === 'on') {
@@ -84,6 +85,26 @@ export function observe(run: CallRun, attempt: Attempt): void {
   } else if (quotaSpent(hint)) {
     engageAtSpentQuota(limiters.for(run.limiterKey), rate, hold);
   }
+}
+
+const NO_PUSHBACK: Pushback = { throttled: false, quotaWaitMs: undefined };
+
+/**
+ * What the key's gate would hold a retry sent now to, while its limiter is on (`undefined` when it
+ * is off): the key's hold, and the turn in its queue, the hold included.
+ */
+export function gateWait(run: CallRun): GateWait | undefined {
+  const limiter = activeLimiter(run);
+  if (limiter === undefined) return undefined;
+  return { turnMs: limiter.full ? Infinity : Math.ceil(limiter.expectedWaitMs()), heldForMs: limiter.heldForMs() };
+}
+
+/**
+ * What the server asks the retry of the last attempt to wait, in ms: its `Retry-After` (or
+ * `retry-after-ms`), else for a throttle, its spent quota's reset; `undefined` without a valid one.
+ */
+export function askedWaitMs(run: CallRun): number | undefined {
+  return serverWaitMs(headerReader(responseOf(run.last)?.headers), run.shared.now()) ?? run.pushback.quotaWaitMs;
 }
 
 /** How much later than planned a turn may come and still count as the wait chosen (ms). */

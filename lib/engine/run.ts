@@ -3,8 +3,10 @@ import { answeredBy } from './answered-by';
 import { needsPreparing } from './body';
 import { withChaos } from './chaos';
 import type { Call, CallState } from './call';
-import { contextOf, dispatch } from './context';
-import type { CallContext, Shared } from './context';
+import { startRun } from './call-run';
+import type { CallRun } from './call-run';
+import { dispatch } from './context';
+import type { Shared } from './context';
 import { continueAfter, runAttempts } from './loop';
 import { noteSuccess } from './rate-gate';
 import { guardAt } from './route';
@@ -21,26 +23,26 @@ export function runCall(
   base: AxiosAdapter,
   shared: Shared,
 ): Promise<AxiosResponse> {
-  let context: CallContext;
+  let run: CallRun;
   try {
-    context = contextOf(config, call, state, base, shared);
+    run = startRun(config, call, state, base, shared);
   } catch (error) {
     // A key from a user's generator that is no valid header value, or a breaker.key() that throws.
     return Promise.reject(error);
   }
-  const { options } = context;
-  if (options.chaos !== false) context = withChaos(context, options.chaos);
+  const { options, route } = run;
+  if (options.chaos !== false) withChaos(run, options.chaos);
   if (
     options.plain &&
     // An origin that never throttled: one field check. A throttled one's calls wait their turn in the loop.
-    context.shared.limiters?.active(context.route.limiterKey) === undefined &&
-    !context.route.corsSensitive &&
+    shared.limiters?.active(route.limiterKey) === undefined &&
+    !route.corsSensitive &&
     !needsPreparing(config.data, options.retries) &&
-    (context.route.guard?.closed ?? true)
+    (route.guard?.closed ?? true)
   ) {
-    return firstAttempt(context);
+    return firstAttempt(run);
   }
-  return runAttempts(context);
+  return runAttempts(run);
 }
 
 /**
@@ -49,26 +51,26 @@ export function runCall(
  * on the attempt's promise, and the attempt loop is built only if the attempt fails. (It does what
  * the loop's `send` does for a first attempt.)
  */
-function firstAttempt(context: CallContext): Promise<AxiosResponse> {
-  const { guard, budget } = context.route;
-  const retry = (error: unknown): Promise<AxiosResponse> => continueAfter(context, { error }, guard !== undefined);
+function firstAttempt(run: CallRun): Promise<AxiosResponse> {
+  const { guard, budget } = run.route;
+  const retry = (error: unknown): Promise<AxiosResponse> => continueAfter(run, { error }, guard !== undefined);
   budget?.deposit();
-  context.state.attempts = 1;
+  run.state.attempts = 1;
   let sent: Promise<AxiosResponse>;
   try {
-    sent = dispatch(context.base, context.config);
+    sent = dispatch(run.base, run.config);
   } catch (error) {
     // A custom adapter that throws instead of rejecting.
     return retry(error);
   }
-  const { shared, options } = context;
-  const key = context.route.limiterKey;
+  const { shared, options } = run;
+  const key = run.route.limiterKey;
   return sent.then((response) => {
     noteSuccess(shared, key, options.maxDelayMs, response);
     if (guard === undefined) return response;
     // Answered by the origin a redirect ended at: its breaker counts the success.
-    const answeredAt = answeredBy({ response }, context.route.origin);
-    const counter = answeredAt === undefined ? guard : guardAt(answeredAt, context.config, shared);
+    const answeredAt = answeredBy({ response }, run.route.origin);
+    const counter = answeredAt === undefined ? guard : guardAt(answeredAt, run.config, shared);
     return counter === undefined ? response : counter.succeed(response);
   }, retry);
 }
