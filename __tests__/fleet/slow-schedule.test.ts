@@ -87,8 +87,7 @@ test('a schedule that answers in 250 ms keeps 5 callers at the fleet’s rate: r
   const { schedule, seen } = slowSchedule(100, 250);
   const sent = await closedLoop(schedule, 5, 20, 5000);
   // 100/s from the second second on (the first round trips find how much this process spends).
-  // Asking only for the calls waiting, each call would wait a round trip for its turn: 5 callers
-  // every 270 ms, 18 a second.
+  // One request at a time for the calls waiting (0.4) sent 30 in these 3 s.
   expect(between(sent, 2000, 5000)).toBeGreaterThanOrEqual(290);
   // Send times that came back already due are spent at once: a few above the rate, no more.
   expect(between(sent, 2000, 5000)).toBeLessThanOrEqual(306);

@@ -11,7 +11,7 @@ import { RoundTrips } from './round-trips';
  * request, so they cost no round trip.
  *
  * A slow store is waited for, never left: requests are pipelined. While calls wait, a process asks
- * again every `ASK_EVERY_MS` without waiting for the answers before (up to a round trip's worth in
+ * again every 25 ms (`ASK_EVERY_MS`) without waiting for the answers before (up to a round trip's worth in
  * flight), each for what it will spend that the send times held and asked for do not cover. Each
  * request books only the store's short horizon, at the rate the fleet has when it arrives, so a
  * slow answer delays the calls by its last leg, not by a round trip per batch, and the fleet's cuts
