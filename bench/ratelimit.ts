@@ -18,13 +18,17 @@
  * (`rateLimit: { shared: redisRateLimitStore(redis) }`): on `--redis-port` if given, else on a
  * throwaway `redis-server` the bench starts on a free port (it must be installed) and stops.
  * `--fleet-store none` runs each process with its own limiter, as before the store existed.
+ * `--redis-delay-ms 100` puts a TCP proxy (bench/delay-proxy.ts) between the fleet and Redis that
+ * delays every chunk 100 ms each way: a Redis that answers 200 ms late.
  */
 import { spawn } from 'node:child_process';
 import net from 'node:net';
+import { loadavg } from 'node:os';
 import { Redis } from 'ioredis';
 import { writeFileSync } from 'node:fs';
 import { exponentialDelay } from 'axios-retry';
 import * as rax from 'retry-axios';
+import { delayProxy } from './delay-proxy';
 import { percentile } from './stats';
 import {
   bare,
@@ -59,6 +63,12 @@ const args = flags({
   'fleet-store': 'redis',
   /** A Redis for the fleet's store (0: start a throwaway redis-server). */
   'redis-port': 0,
+  /** Slow the fleet's Redis: a proxy delays every chunk this long each way (a round trip 2 × longer). */
+  'redis-delay-ms': 0,
+  /** Also print each contender's successes per second (to see where the pauses fall). */
+  timeline: false,
+  /** Run only the fleet (with --only axios-resilience): no single-process row. */
+  'fleet-only': false,
   /** Internal: this process is one of the fleet's (spoken to over IPC). */
   child: false,
 });
@@ -102,6 +112,8 @@ export interface RunResult {
   p99: number;
   /** Successes per 100 ms, for the chart. */
   timeline: number[];
+  /** The fleet's store events, summed over its processes. */
+  storeEvents: string[];
 }
 
 /** One table row: a contender's (or the fleet's summed) run. */
@@ -139,6 +151,8 @@ interface Counts {
   okSteady: number;
   latencies: number[];
   timeline: number[];
+  /** The fleet's store events (`store-down`, `store-up`), when shared. */
+  storeEvents?: string[];
 }
 
 function summary(
@@ -157,6 +171,7 @@ function summary(
     p50: percentile(counts.latencies, 50),
     p99: percentile(counts.latencies, 99),
     timeline: counts.timeline,
+    storeEvents: counts.storeEvents ?? [],
   };
 }
 
@@ -234,6 +249,7 @@ async function fleetRun(
     okSteady: 0,
     latencies: [],
     timeline: parts[0]!.timeline.map(() => 0),
+    storeEvents: [],
   };
   for (const part of parts) {
     sum.calls += part.calls;
@@ -241,6 +257,7 @@ async function fleetRun(
     sum.ok += part.ok;
     sum.okSteady += part.okSteady;
     sum.latencies.push(...part.latencies);
+    sum.storeEvents!.push(...(part.storeEvents ?? []));
     part.timeline.forEach((n, i) => (sum.timeline[i]! += n));
   }
   return summary(sum, stats);
@@ -276,9 +293,8 @@ async function fleetPart(job: FleetJob): Promise<Counts> {
   const shared = redisRateLimitStore(redis, { prefix: job.prefix, onStoreEvent: (e) => void events.push(e.type) });
   const ours = resilience('axios-resilience', 'axios-resilience (shared)', { rateLimit: { shared } });
   try {
-    return await callLoop(ours, job.baseURL, job.callers, job.startAt);
+    return { ...(await callLoop(ours, job.baseURL, job.callers, job.startAt)), storeEvents: events };
   } finally {
-    if (events.length > 0) console.error(`fleet process ${process.pid}: store events ${events.join(', ')}`);
     redis.disconnect();
   }
 }
@@ -319,6 +335,12 @@ if (args.child) {
   process.on('disconnect', () => process.exit(0));
   process.send?.({ ready: true });
 }
+
+/** Successes per 100 ms summed per second. */
+const seconds = (timeline: number[]): string =>
+  Array.from({ length: Math.ceil(timeline.length / 10) }, (_, i) =>
+    timeline.slice(10 * i, 10 * i + 10).reduce((a, b) => a + b, 0),
+  ).join(' ');
 
 const pct = (x: number): string => `${fixed(100 * x, x < 0.1 ? 1 : 0)} %`;
 
@@ -366,22 +388,33 @@ if (!args.child)
         : args['redis-port'] > 0
           ? { port: args['redis-port'], stop: () => undefined }
           : await startRedis();
+      const proxy =
+        redis !== undefined && args['redis-delay-ms'] > 0
+          ? await delayProxy(redis.port, args['redis-delay-ms'])
+          : undefined;
+      const fleetPort = proxy?.port ?? redis?.port;
       const server = await startServer();
       const charted: Array<{ label: string; timeline: number[] }> = [];
       try {
         for (const hints of hintList) {
           for (const callers of callerCounts) {
             const rows: string[][] = [];
-            for (const contender of contenders) {
+            let fleetEvents: string[] | undefined;
+            const perSecond: string[] = [];
+            for (const contender of args['fleet-only'] ? [] : contenders) {
               const r = await run(server, contender, callers, hints);
               if (hints === 'none' && callers === callerCounts[callerCounts.length - 1])
                 charted.push({ label: contender.label, timeline: r.timeline });
               rows.push(row(contender.label, r));
+              if (args.timeline) perSecond.push(`${contender.key}: ${seconds(r.timeline)}`);
             }
             if (fleet) {
-              const r = await fleetRun(server, callers, hints, redis?.port);
-              const how = redis === undefined ? 'each its own limiter' : 'one limiter through Redis';
+              const r = await fleetRun(server, callers, hints, fleetPort);
+              const slowed = proxy === undefined ? '' : ` answering ${2 * args['redis-delay-ms']} ms late`;
+              const how = redis === undefined ? 'each its own limiter' : `one limiter through Redis${slowed}`;
               rows.push(row(`axios-resilience, ${args.fleet} processes, ${how} (sums)`, r));
+              fleetEvents = r.storeEvents;
+              if (args.timeline) perSecond.push(`fleet: ${seconds(r.timeline)}`);
             }
             console.log(`\n## 429 with ${hints === 'none' ? 'no hint' : hints}, ${callers} callers\n`);
             console.log(
@@ -400,10 +433,21 @@ if (!args.child)
                 rows,
               ),
             );
+            if (fleetEvents !== undefined) {
+              const down = fleetEvents.filter((e) => e === 'store-down').length;
+              console.log(`\nthe fleet's store events: ${down} store-down, ${fleetEvents.length - down} store-up`);
+            }
+            if (perSecond.length > 0) console.log(`\nsuccesses per second:\n${perSecond.join('\n')}`);
+            console.log(
+              `load average: ${loadavg()
+                .map((l) => l.toFixed(2))
+                .join(' ')}`,
+            );
           }
         }
       } finally {
         await server.close();
+        await proxy?.close();
         redis?.stop();
       }
       if (args.svg !== undefined && charted.length > 0) {

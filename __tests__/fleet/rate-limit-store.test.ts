@@ -24,15 +24,30 @@ afterAll(async () => {
 const prefix = () => `rl:${process.pid}:${Math.random().toString(36).slice(2)}:`;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A store that records its health events (none expected while Redis answers). */
+/** Every store call's round trip, as the store measures its own (the longest of the last 8 counts). */
+const roundTrips: number[] = [];
+
+/** A store that records its health events (none expected while Redis answers), and its round trips. */
 function store(keyPrefix: string, events: StoreEvent[] = []): RateLimitSchedule {
-  // Generous: a loaded CI machine is not an unreachable store.
-  return redisRateLimitStore(client, {
-    prefix: keyPrefix,
-    timeoutMs: 2000,
-    onStoreEvent: (e) => void events.push(e),
-  });
+  const s = redisRateLimitStore(client, { prefix: keyPrefix, onStoreEvent: (e) => void events.push(e) });
+  const timed =
+    <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      const began = Date.now();
+      try {
+        return await call(...args);
+      } finally {
+        roundTrips.push(Date.now() - began);
+      }
+    };
+  return { usable: () => s.usable(), take: timed(s.take.bind(s)), throttle: timed(s.throttle.bind(s)) };
 }
+
+/**
+ * Waits out a cut's grace: the horizon, plus the store's round trip (send times granted before a
+ * cut reach the server that much later, so a throttle within it is one of the burst), plus 20 ms.
+ */
+const pastGrace = () => sleep(HORIZON_MS + Math.max(0, ...roundTrips.slice(-8)) + 20);
 
 async function take(s: RateLimitSchedule, count: number, successes = 0, policyRate?: number): Promise<RateLimitGrant> {
   const grant = await s.take('https://api.example', count, successes, policyRate);
@@ -125,18 +140,18 @@ async function engagedThenThrottledWithinHorizon(): Promise<{ p: string; s: Rate
   throw new Error(`five times, Redis ran two throttles asked together more than ${HORIZON_MS} ms apart`);
 }
 
-test('a burst of throttles cuts once: a throttle of an attempt sent before the last cut, or within the horizon after it, changes nothing', async () => {
+test('a burst of throttles cuts once: a throttle of an attempt sent before the last cut, or within the horizon and a round trip after it, changes nothing', async () => {
   const { p, s } = await engagedThenThrottledWithinHorizon();
   expect(Number(await field(p, 'ratePerSecond'))).toBe(SEED_RATE);
   expect(Number(await field(p, 'pausedUntil'))).toBe(0);
-  await sleep(HORIZON_MS + 20);
+  await pastGrace();
   const cut = await s.throttle('https://api.example', { ageMs: 0 }, 0);
   // Nothing measured: the cut halves, or goes to the floor once a fifth of a second of no successes was.
   const since = await sinceEngaged(p, cut!.now);
   const afterCut = cutWithoutSuccesses(SEED_RATE, since);
   expect(Number(await field(p, 'ratePerSecond'))).toBeCloseTo(afterCut, 5);
   await s.throttle('https://api.example', { ageMs: 60_000 }, 0);
-  await sleep(HORIZON_MS + 20);
+  await pastGrace();
   await s.throttle('https://api.example', { ageMs: 60_000 }, 0);
   expect(Number(await field(p, 'ratePerSecond'))).toBeCloseTo(afterCut, 5);
   // Cuts again: halves once more (nothing measured yet), or to MIN_RATE if a fifth of a second of no successes was.
@@ -224,7 +239,7 @@ test('after SCRIPT FLUSH (NOSCRIPT on every node) takes and throttles still run,
   await flushScripts();
   expect((await take(s, 2)).state).toBe('on');
   await flushScripts();
-  await sleep(HORIZON_MS + 20);
+  await pastGrace();
   const cut = await s.throttle('https://api.example', { ageMs: 0 }, 0);
   const since = await sinceEngaged(p, cut!.now);
   expect(Number(await field(p, 'ratePerSecond'))).toBeCloseTo(cutWithoutSuccesses(SEED_RATE, since), 5);

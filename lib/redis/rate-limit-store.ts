@@ -3,6 +3,7 @@ import { StoreHealth, warnOnce } from '../guards/store-health';
 import type { RateLimitGrant, RateLimitSchedule, RateLimitStore, StoreEvent } from '../types';
 import { isReady, listen, Script, selfId } from './client';
 import { takeArgs, TAKE_SCRIPT, throttleArgs, THROTTLE_SCRIPT } from './rate-rule-script';
+import { RoundTrips } from './round-trips';
 import { SharedPacing } from './shared-pacing';
 import type { RedisClient } from './client';
 
@@ -12,9 +13,17 @@ import type { RedisClient } from './client';
  * fleet's reaction lags the local limiter's by up to this much. On the bench (4 processes, 100/s,
  * 200 callers), 200 ms gave 3.4–9.6 % 429s in steady state, 100 ms 0.9–4.8 %, 50 ms 0.9–2.0 %
  * (docs/fleet.md). A process whose waiting calls need more asks again when half of it has room
- * (`retryAt`): about 50 script calls a second per busy process.
+ * (`retryAt`): about 50 script calls a second per busy process. A slow store keeps the horizon:
+ * its processes pipeline their requests instead (`SharedPacing`).
  */
 export const HORIZON_MS = RATE_RULE.stepMs / 2;
+
+/**
+ * How long a Redis command may go unanswered before the store counts as gone (ms): see `timeoutMs`.
+ * Far above any Redis that is merely slow (a far region, a busy host: 100–300 ms), and short enough
+ * that calls waiting for send times are not held long by one that hangs.
+ */
+export const GONE_AFTER_MS = 2000;
 
 export interface RedisRateLimitStoreOptions {
   /**
@@ -23,8 +32,11 @@ export interface RedisRateLimitStoreOptions {
    */
   prefix?: string;
   /**
-   * How long a Redis command may take before the process paces alone, in ms.
-   * @default 100
+   * How long a Redis command may go unanswered before the store counts as gone and each process
+   * paces by its own limiter, in ms. A slower answer keeps the fleet on its shared schedule (each
+   * process keeps a round trip's worth of requests in flight), so a Redis that answers in 100–300 ms
+   * still paces the fleet as one. A closed or refused connection counts as gone at once.
+   * @default 2000
    */
   timeoutMs?: number;
   /**
@@ -42,8 +54,9 @@ const num = (value: unknown): number => Number(value);
  * It is also the `RateLimitSchedule` its pacing asks (`take`, `throttle`).
  * Each origin's limiter keeps one schedule for the whole fleet: processes take send times from it
  * in batches (one script call per batch, by `EVALSHA`), report their successes with them, and a
- * throttle any process sees engages, cuts and pauses it for all. While Redis does not answer within
- * `timeoutMs`, each process paces by its own limiter.
+ * throttle any process sees engages, cuts and pauses it for all. A slow Redis is waited for
+ * (requests are pipelined); only a gone one (its connection closed or refused, or no
+ * answer within `timeoutMs`) makes each process pace by its own limiter until it answers again.
  */
 export function redisRateLimitStore(
   client: RedisClient,
@@ -51,7 +64,7 @@ export function redisRateLimitStore(
 ): RateLimitStore & RateLimitSchedule {
   const prefix = `${options.prefix ?? 'axios-resilience:'}rate:`;
   const health = new StoreHealth(
-    options.timeoutMs ?? 100,
+    options.timeoutMs ?? GONE_AFTER_MS,
     options.onStoreEvent ?? warnOnce('rate limit store', 'rate limiters pace per process'),
   );
   const take = new Script(client, TAKE_SCRIPT);
@@ -59,6 +72,14 @@ export function redisRateLimitStore(
   // Announces a fleet's engagement to the processes whose limiter is still off (as the breaker sync does).
   const channel = `${options.prefix ?? 'axios-resilience:'}rate`;
   const self = selfId();
+  const roundTrips = new RoundTrips();
+  /** The script's answer, its round trip counted (an answer, however late, says the store is there). */
+  const ask = async (script: Script, key: string, args: Array<string | number>): Promise<unknown[]> => {
+    const askedAt = Date.now();
+    const reply = (await health.ask(script.run([prefix + key], args))) as unknown[];
+    roundTrips.add(Date.now() - askedAt);
+    return reply;
+  };
   let stopListening: (() => Promise<void>) | undefined;
   const store: RateLimitStore & RateLimitSchedule = {
     pacing: (key, now) => new SharedPacing(key, store, now),
@@ -66,8 +87,7 @@ export function redisRateLimitStore(
     async take(key, count, successes, policyRate) {
       let reply: unknown[];
       try {
-        const args = takeArgs({ successes, policyRate }, count, HORIZON_MS);
-        reply = (await health.ask(take.run([prefix + key], args))) as unknown[];
+        reply = await ask(take, key, takeArgs({ successes, policyRate }, count, HORIZON_MS));
       } catch {
         return undefined;
       }
@@ -89,13 +109,14 @@ export function redisRateLimitStore(
     async throttle(key, report, successes) {
       // An attempt that was not paced has no send time the fleet could compare: "long ago".
       const ageMs = Math.min(report.ageMs, 1e9);
+      // Send times granted before a cut reach the server up to the horizon and a round trip later.
       const args = throttleArgs(
         { successes, policyRate: report.policyRate },
-        { ageMs, pauseMs: report.pauseMs, graceMs: HORIZON_MS },
+        { ageMs, pauseMs: report.pauseMs, graceMs: HORIZON_MS + roundTrips.longest() },
       );
       let reply: unknown[];
       try {
-        reply = (await health.ask(throttle.run([prefix + key], args))) as unknown[];
+        reply = await ask(throttle, key, args);
       } catch {
         return undefined;
       }
