@@ -97,6 +97,31 @@ describe.each(BUNDLERS)('%s, default settings', (bundler) => {
     ]);
   });
 
+  test('useRateLimitHeaders() from the built subpath: a spent X-RateLimit quota stops the call as rate-limited', async () => {
+    const { server } = get();
+    const spent = { status: 429, headers: { 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': '100' } };
+    const before = server.route('/api/browser-build/quota-before', [spent]);
+    const after = server.route('/api/browser-build/quota-after', [spent]);
+    // A page of its own: the dialects are read page-wide once asked for.
+    const own = await openPage(browser, server.origin);
+    try {
+      const plain = await runInPage(own.page, { adapter: 'fetch', plugin: { retries: 0 }, calls: [{ url: before }] });
+      const read = await runInPage(own.page, {
+        adapter: 'fetch',
+        rateLimitHeaders: true,
+        plugin: { retries: 0 },
+        calls: [{ url: after }],
+      });
+      expect([plain.giveUps, read.giveUps]).toEqual([
+        [{ call: 0, stopReason: 'retries-exhausted' }],
+        [{ call: 0, stopReason: 'rate-limited' }],
+      ]);
+      expect(own.problems).toEqual([]);
+    } finally {
+      await own.page.context().close();
+    }
+  });
+
   describe.each(['xhr', 'fetch'] as const)('in Chromium, over the %s adapter', (adapter) => {
     const path = (name: string): string => `/api/${adapter}/${name}`;
 

@@ -23,16 +23,20 @@ export class Emitter {
   }
 
   once(event: string | symbol, listener: Listener): this {
-    const once = (...args: unknown[]): void => {
-      this.removeListener(event, once);
-      listener(...args);
-    };
+    const once = Object.assign(
+      (...args: unknown[]): void => {
+        this.removeListener(event, once);
+        listener(...args);
+      },
+      { listener },
+    );
     return this.on(event, once);
   }
 
+  /** Removes `listener`, or the `once` wrapper around it, as Node does. */
   removeListener(event: string | symbol, listener: Listener): this {
     const list = this.events.get(event);
-    const at = list?.indexOf(listener) ?? -1;
+    const at = list?.findIndex((l) => l === listener || (l as { listener?: Listener }).listener === listener) ?? -1;
     if (at >= 0) list!.splice(at, 1);
     if (list?.length === 0) this.events.delete(event);
     return this;
