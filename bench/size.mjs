@@ -14,7 +14,7 @@ const cells = (s) => `${kB(s.min)} kB | ${kB(s.gzip)} kB | ${kB(s.brotli)} kB`;
 const PARTS = [
   [
     'breaker (lite-circuit, registry, gate)',
-    /guards\/(lite-circuit|emitter|breaker|breaker-guard|slot-counts)\.ts|engine\/breaker-gate\.ts/,
+    /guards\/(lite-circuit|emitter|rotation|breaker|breaker-guard|slot-counts)\.ts|engine\/breaker-gate\.ts/,
   ],
   [
     'rate limiter (queue, rule, gate, Retry-After headers)',

@@ -1,7 +1,7 @@
 import CircuitBreaker from 'opossum';
 import type { AxiosResponse } from 'axios';
 import type { ResolvedBreakerOptions } from '../policy/options';
-import { Emitter } from './emitter';
+import { Rotation } from './rotation';
 import { Guard } from './breaker-guard';
 import type { GuardedCall, OriginBreaker } from './breaker-guard';
 import { BoundedMap } from './origins';
@@ -28,11 +28,8 @@ type EventEmitterLike = { on(event: 'newListener', listener: (event: string | sy
  * registry sets that value from the breaker's `halfOpen` and `close` events (pinned by a test).
  */
 export class BreakerRegistry {
-  /**
-   * The one clock every breaker's rolling window turns on (opossum's `rotateBucketController`): an
-   * `Emitter`, so `node:events` stays out of browser bundles and no warning comes past ten listeners.
-   */
-  private readonly rotation = new Emitter();
+  /** The one clock every breaker's rolling window turns on (opossum's `rotateBucketController`). */
+  private readonly rotation = new Rotation();
   /** How many times the rolling windows have turned: dates the successes of keys without a breaker. */
   turn = 0;
   /** Buckets per rolling window. */
@@ -123,7 +120,7 @@ export class BreakerRegistry {
   /** Turns every breaker's window by one bucket, then points each guard at its new bucket. */
   private rotate(): void {
     this.turn += 1;
-    this.rotation.emit('rotate');
+    this.rotation.emit();
     for (const entry of this.entries.values()) {
       const breaker = entry.existing;
       if (breaker !== undefined) entry.bucket = breaker.status.window[0]!;

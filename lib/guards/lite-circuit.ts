@@ -40,7 +40,7 @@ export interface LiteOptions {
   rollingCountTimeout?: number;
   rollingCountBuckets?: number;
   errorFilter?: (error: unknown, ...args: unknown[]) => boolean;
-  rotateBucketController?: Emitter;
+  rotateBucketController?: Pick<Emitter, 'on' | 'removeListener'>;
   [option: string]: unknown;
 }
 
