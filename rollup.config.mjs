@@ -1,5 +1,6 @@
 import typescript from '@rollup/plugin-typescript';
 import { dts } from 'rollup-plugin-dts';
+import { browserBuild } from './rollup.browser.mjs';
 
 // Dependencies stay imports: users get one copy of axios, opossum and uuid.
 const external = (id) => /^(axios|opossum|uuid)(\/|$)/.test(id) || id.startsWith('node:');
@@ -12,6 +13,10 @@ const entries = {
   testing: 'lib/testing/index.ts',
   redis: 'lib/redis/index.ts',
   otel: 'lib/otel/index.ts',
+  // In Node the main entry has these built in; the subpaths hand the options back as given.
+  hedging: 'lib/capabilities/hedging.ts',
+  chaos: 'lib/capabilities/chaos.ts',
+  'rate-limit-headers': 'lib/capabilities/rate-limit-headers.ts',
 };
 
 const build = (name, input) => [
@@ -52,4 +57,4 @@ const build = (name, input) => [
   })),
 ];
 
-export default Object.entries(entries).flatMap(([name, input]) => build(name, input));
+export default [...Object.entries(entries).flatMap(([name, input]) => build(name, input)), browserBuild];

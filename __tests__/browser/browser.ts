@@ -86,6 +86,8 @@ export interface RunSpec {
   timeout?: number;
   /** retryPlugin options (plain data); absent: no plugin. */
   plugin?: Record<string, unknown>;
+  /** Calls `useRateLimitHeaders()` first (page-wide from then on). */
+  rateLimitHeaders?: true;
   calls: CallSpec[];
 }
 

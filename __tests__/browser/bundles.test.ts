@@ -57,9 +57,69 @@ describe.each(BUNDLERS)('%s, default settings', (bundler) => {
     // Vite replaces a Node built-in it cannot resolve with a module that throws on first use.
     expect(code).not.toContain('externalized for browser compatibility');
     expect(code).not.toMatch(/\bfrom\s*["']node:|\brequire\(["'](events|crypto|http|https|url|util)["']\)/);
-    // The breaker (opossum) and its EventEmitter came along, from the events package.
-    expect(code).toContain('maxListeners');
+    // The browser build's breaker came instead of opossum and the events package (no EventEmitter
+    // with its listener limit), and neither uuid nor Node stream recording came along.
+    expect(code).not.toContain('maxListeners');
+    expect(code).not.toContain('getBuiltinModule');
+    expect(code).toContain('EOPENBREAKER');
     expect(app.sizes.raw).toBeGreaterThan(bare.sizes.raw);
+  });
+
+  test('the package resolves to its browser build: a GET answered 503 then 200 succeeds on its second attempt', async () => {
+    const { app, server, watched } = get();
+    const code = await bundleText(app.dir);
+    // The browser entry's own breaker and key generator, not opossum's or uuid's.
+    expect(code).not.toMatch(/Semaphore locked|coalesceCache|uuidjs/);
+    const url = server.route('/api/browser-build/flaky', [503, 200]);
+    const seen = await runInPage(watched.page, { adapter: 'fetch', plugin: { baseDelayMs: 20 }, calls: [{ url }] });
+    expect(seen.calls[0]).toMatchObject({ ok: true, status: 200, retryState: { attempts: 2 } });
+    expect(seen.retries).toMatchObject([{ attempt: 1, status: 503, reason: '503', delaySource: 'backoff' }]);
+    expect(server.requests('/api/browser-build/flaky')).toHaveLength(2);
+  });
+
+  test('hedge or chaos given without its subpath is a TypeError that names the import', async () => {
+    const { watched } = get();
+    const messages = await watched.page.evaluate(async () => {
+      const lib = (window as unknown as { axrLib: { retryPlugin(o: unknown): unknown } }).axrLib;
+      const thrown = (options: unknown): string => {
+        try {
+          lib.retryPlugin(options);
+          return 'no error';
+        } catch (error) {
+          return `${(error as Error).name}: ${(error as Error).message}`;
+        }
+      };
+      return [thrown({ hedge: { delayMs: 50 } }), thrown({ chaos: { faults: [{ rate: 1, status: 503 }] } })];
+    });
+    expect(messages).toEqual([
+      "TypeError: axios-resilience: hedge needs axios-resilience/hedging in a browser build: import { hedging } from 'axios-resilience/hedging' and pass hedge: hedging({ ... })",
+      "TypeError: axios-resilience: chaos needs axios-resilience/chaos in a browser build: import { chaos } from 'axios-resilience/chaos' and pass chaos: chaos({ ... })",
+    ]);
+  });
+
+  test('useRateLimitHeaders() from the built subpath: a spent X-RateLimit quota stops the call as rate-limited', async () => {
+    const { server } = get();
+    const spent = { status: 429, headers: { 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': '100' } };
+    const before = server.route('/api/browser-build/quota-before', [spent]);
+    const after = server.route('/api/browser-build/quota-after', [spent]);
+    // A page of its own: the dialects are read page-wide once asked for.
+    const own = await openPage(browser, server.origin);
+    try {
+      const plain = await runInPage(own.page, { adapter: 'fetch', plugin: { retries: 0 }, calls: [{ url: before }] });
+      const read = await runInPage(own.page, {
+        adapter: 'fetch',
+        rateLimitHeaders: true,
+        plugin: { retries: 0 },
+        calls: [{ url: after }],
+      });
+      expect([plain.giveUps, read.giveUps]).toEqual([
+        [{ call: 0, stopReason: 'retries-exhausted' }],
+        [{ call: 0, stopReason: 'rate-limited' }],
+      ]);
+      expect(own.problems).toEqual([]);
+    } finally {
+      await own.page.context().close();
+    }
   });
 
   describe.each(['xhr', 'fetch'] as const)('in Chromium, over the %s adapter', (adapter) => {

@@ -1,4 +1,6 @@
-// Checks the "size-limit" budgets in package.json. It drives size-limit's own plugins (rolldown
+// Checks the "size-limit" budgets in package.json (the Node entry) and the browser budgets in
+// .size-limit.browser.json (what the plugin adds to a browser app, brotli -11, with esbuild and
+// with Vite: bench/browser-size.mjs; README "Size"). The first part drives size-limit's own plugins (rolldown
 // bundle, minified, brotli) through its JS API, because the size-limit 14 CLI needs Node 22 while
 // the project supports Node 20; the numbers are the ones `npx size-limit` prints on Node 22.
 import sizeLimit from 'size-limit';
@@ -6,6 +8,7 @@ import rolldown from '@size-limit/rolldown';
 import file from '@size-limit/file';
 import { readFileSync, existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { measure, minus } from '../../bench/browser-size.mjs';
 
 const UNITS = { B: 1, kB: 1000, KB: 1000, MB: 1000 * 1000 };
 
@@ -32,5 +35,19 @@ for (const budget of budgets) {
   const ok = result.size <= limit;
   failed ||= !ok;
   console.log(`${ok ? 'ok  ' : 'FAIL'} ${budget.name}: ${result.size} B brotlied (limit ${budget.limit} = ${limit} B)`);
+}
+
+const browserBudgets = JSON.parse(readFileSync('.size-limit.browser.json', 'utf8'));
+const added = await measure([...new Set(browserBudgets.flatMap((b) => [b.app, b.over ?? b.app]))]);
+for (const budget of browserBudgets) {
+  const limit = parseLimit(budget.limit);
+  for (const [bundler, apps] of Object.entries(added)) {
+    const size = (budget.over === undefined ? apps[budget.app] : minus(apps[budget.app], apps[budget.over])).brotli;
+    const ok = size <= limit;
+    failed ||= !ok;
+    console.log(
+      `${ok ? 'ok  ' : 'FAIL'} ${budget.name} (${bundler}): ${size} B brotlied (limit ${budget.limit} = ${limit} B)`,
+    );
+  }
 }
 process.exit(failed ? 1 : 0);

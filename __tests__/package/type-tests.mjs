@@ -49,6 +49,15 @@ import { startFaultServer, createIdempotentResource, nockRoute, gapsMs } from 'a
 import type { FaultServer, Step } from 'axios-resilience/testing';
 import { resendCountHook, RESEND_COUNT_ATTRIBUTE } from 'axios-resilience/otel';
 import type { ResendCountHook, ResendCountHookOptions } from 'axios-resilience/otel';
+import { hedging } from 'axios-resilience/hedging';
+import { chaos } from 'axios-resilience/chaos';
+import { useRateLimitHeaders } from 'axios-resilience/rate-limit-headers';
+
+// The capability subpaths (a browser build needs them for hedge and chaos; Node takes either form).
+useRateLimitHeaders();
+retryPlugin({ hedge: hedging({ delayMs: 'p95', maxHedges: 2 }), chaos: chaos({ faults: [{ rate: 0.1, status: 503 }] }) });
+// @ts-expect-error delayMs is ms or a percentile name
+hedging({ delayMs: 'soon' });
 
 const options: RetryPluginOptions = { retries: 2, budget: new RetryBudget({ ratio: 0.2 }) };
 const plugin = retryPlugin(options);

@@ -10,49 +10,17 @@
  *
  * A reset comes in four forms, told apart by the field it is in and by its shape: delta seconds
  * (`RateLimit` `t`, `X-RateLimit-Reset: 12`), epoch seconds (`X-RateLimit-Reset: 1733300000`), a
- * duration (OpenAI: `6m0s`, `1s`, `20ms`) and an RFC 3339 time (Anthropic).
+ * duration (OpenAI: `6m0s`, `1s`, `20ms`) and an RFC 3339 time (Anthropic). The dialects are read in
+ * `rate-limit-dialects.ts`, which a browser build carries only on request (docs/guides/browser.md).
  */
 
 import { parseRetryAfter } from './retry-after';
+import { count } from './header-values';
+import type { HeaderReader, RateLimitHint } from './header-values';
 
-/** How the caller reads one header: the first value as text, or `undefined`. */
-export type HeaderReader = (name: string) => string | undefined;
-
-/** What the rate-limit headers of one response say; every field is optional. */
-export interface RateLimitHint {
-  /** Requests left in the current window. */
-  remaining?: number;
-  /** Milliseconds until the quota resets (or a token comes back). */
-  resetMs?: number;
-  /** Requests the window allows. */
-  quota?: number;
-  /** The window's length, in ms. */
-  windowMs?: number;
-  /**
-   * The reset is when the whole quota is back, a request at a time (OpenAI's and Anthropic's
-   * fields say so): with the quota known, the next request is free after `resetMs / quota`.
-   */
-  replenishes?: true;
-}
-
-/** A reset at or above this many seconds is a Unix time (2001-09-09), not a delay: no delay is 31 years long. */
-const EPOCH_SECONDS = 1_000_000_000;
-const NUMBER = /^\d+(?:\.\d+)?$/;
-
-/** A non-negative decimal number, or `undefined`. */
-function count(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const text = value.trim().replace(/^"(.*)"$/, '$1');
-  if (!NUMBER.test(text)) return undefined;
-  const n = Number(text);
-  return Number.isFinite(n) ? n : undefined;
-}
-
-/** Seconds of a reset to ms from now: a delta, or an epoch time (GitHub sends those). Past times are 0. */
-export function resetToMs(seconds: number, nowMs: number): number {
-  const ms = seconds >= EPOCH_SECONDS ? seconds * 1000 - nowMs : seconds * 1000;
-  return Math.min(Math.max(0, Math.ceil(ms)), Number.MAX_SAFE_INTEGER);
-}
+export { resetToMs } from './header-values';
+export type { HeaderReader, RateLimitHint } from './header-values';
+export { fieldParams, mayBeSpent, parseDuration, parseInstant, parseRateLimitHeaders } from './rate-limit-dialects';
 
 /** `retry-after-ms`: a wait in (decimal) milliseconds; `undefined` when absent or malformed. */
 export function parseRetryAfterMs(value: string | undefined): number | undefined {
@@ -64,153 +32,6 @@ export function parseRetryAfterMs(value: string | undefined): number | undefined
 export function parseShouldRetry(value: string | undefined): boolean | undefined {
   const text = value?.trim().toLowerCase();
   return text === 'true' ? true : text === 'false' ? false : undefined;
-}
-
-/**
- * The parameters of a structured-field list or dictionary, from its first member that has any:
- * `"default";r=50;t=30` gives `{ r: '50', t: '30' }`, and the older dictionary form
- * `limit=100, remaining=50, reset=30` gives those three keys. Where a server lists several
- * policies, the first that names a key wins it.
- */
-export function fieldParams(value: string | undefined): Record<string, string> {
-  const params: Record<string, string> = {};
-  if (value === undefined) return params;
-  for (const member of value.split(',')) {
-    for (const part of member.split(';')) {
-      const eq = part.indexOf('=');
-      if (eq <= 0) continue;
-      const key = part.slice(0, eq).trim().toLowerCase();
-      if (!/^[a-z*][a-z0-9_.*-]*$/.test(key) || Object.hasOwn(params, key)) continue;
-      params[key] = part.slice(eq + 1).trim();
-    }
-  }
-  return params;
-}
-
-const DURATION_PART = /(\d+(?:\.\d+)?)(ms|us|µs|ns|h|m|s)/y;
-const UNIT_MS: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1, us: 1e-3, µs: 1e-3, ns: 1e-6 };
-
-/** A duration as OpenAI sends its resets (`6m0s`, `1s`, `20ms`, `1h2m3.5s`), in ms; `undefined` when malformed. */
-export function parseDuration(value: string | undefined): number | undefined {
-  const text = value?.trim();
-  if (text === undefined || text === '') return undefined;
-  let ms = 0;
-  DURATION_PART.lastIndex = 0;
-  while (DURATION_PART.lastIndex < text.length) {
-    const at = DURATION_PART.lastIndex;
-    const part = DURATION_PART.exec(text);
-    if (part === null || part.index !== at) return undefined;
-    ms += Number(part[1]) * UNIT_MS[part[2]!]!;
-  }
-  return Number.isFinite(ms) ? Math.min(Math.ceil(ms), Number.MAX_SAFE_INTEGER) : undefined;
-}
-
-const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$/;
-
-/** An RFC 3339 time (Anthropic's resets) as ms from `nowMs`, 0 when past; `undefined` when malformed. */
-export function parseInstant(value: string | undefined, nowMs: number): number | undefined {
-  const text = value?.trim();
-  if (text === undefined || !RFC3339.test(text)) return undefined;
-  const at = Date.parse(text);
-  return Number.isFinite(at) ? Math.max(0, Math.ceil(at - nowMs)) : undefined;
-}
-
-/** A hint from one dialect's fields; `resetMs` already in ms from now. */
-function hint(
-  remaining: number | undefined,
-  resetMs: number | undefined,
-  quota: number | undefined,
-  windowS: number | undefined,
-): RateLimitHint | undefined {
-  const out: RateLimitHint = {};
-  if (remaining !== undefined) out.remaining = Math.floor(remaining);
-  if (resetMs !== undefined) out.resetMs = resetMs;
-  if (quota !== undefined && quota > 0) out.quota = quota;
-  if (windowS !== undefined && windowS > 0) out.windowMs = Math.min(windowS * 1000, Number.MAX_SAFE_INTEGER);
-  return Object.keys(out).length === 0 ? undefined : out;
-}
-
-/** Seconds (delta or epoch) to ms from now, or `undefined`. */
-function seconds(value: string | undefined, nowMs: number): number | undefined {
-  const n = count(value);
-  return n === undefined ? undefined : resetToMs(n, nowMs);
-}
-
-/** A dialect whose reset is when the whole quota is back, a request at a time. */
-function replenishing(found: RateLimitHint | undefined): RateLimitHint | undefined {
-  return found === undefined ? undefined : { ...found, replenishes: true };
-}
-
-/**
- * The rate-limit hint of a response, from the first dialect that parses: the IETF `RateLimit` /
- * `RateLimit-Policy` pair, the older `RateLimit-*` fields, `X-RateLimit-*`, OpenAI's, Anthropic's;
- * `undefined` when none does.
- */
-export function parseRateLimitHeaders(read: HeaderReader, nowMs: number): RateLimitHint | undefined {
-  const field = read('ratelimit');
-  const policy = read('ratelimit-policy');
-  if (field !== undefined || policy !== undefined) {
-    const f = fieldParams(field);
-    const p = fieldParams(policy);
-    const found = hint(
-      count(f.r ?? f.remaining),
-      seconds(f.t ?? f.reset, nowMs),
-      count(p.q ?? f.limit ?? firstItem(policy)),
-      count(p.w ?? f.w),
-    );
-    if (found !== undefined) return found;
-  }
-  return (
-    hint(
-      count(read('ratelimit-remaining')),
-      seconds(read('ratelimit-reset'), nowMs),
-      count(read('ratelimit-limit')),
-      undefined,
-    ) ??
-    hint(
-      count(read('x-ratelimit-remaining')),
-      seconds(read('x-ratelimit-reset'), nowMs),
-      count(read('x-ratelimit-limit')),
-      undefined,
-    ) ??
-    replenishing(
-      hint(
-        count(read('x-ratelimit-remaining-requests')),
-        parseDuration(read('x-ratelimit-reset-requests')),
-        count(read('x-ratelimit-limit-requests')),
-        undefined,
-      ),
-    ) ??
-    replenishing(
-      hint(
-        count(read('anthropic-ratelimit-requests-remaining')),
-        parseInstant(read('anthropic-ratelimit-requests-reset'), nowMs),
-        count(read('anthropic-ratelimit-requests-limit')),
-        undefined,
-      ),
-    )
-  );
-}
-
-/**
- * Whether an answer's headers may say the quota is spent: read on every success, so one property
- * read per dialect where none is there (adapters hand headers over in lower case; a custom
- * adapter's in another case is read at the next throttle).
- */
-export function mayBeSpent(headers: Record<string, unknown>): boolean {
-  return (
-    headers['ratelimit'] !== undefined ||
-    headers['x-ratelimit-remaining'] !== undefined ||
-    headers['ratelimit-remaining'] !== undefined ||
-    headers['x-ratelimit-remaining-requests'] !== undefined ||
-    headers['anthropic-ratelimit-requests-remaining'] !== undefined
-  );
-}
-
-/** The bare item of a policy's first member (`100;w=60` in an older draft gives `100`). */
-function firstItem(policy: string | undefined): string | undefined {
-  const item = policy?.split(',')[0]?.split(';')[0]?.trim();
-  return item === undefined || item === '' ? undefined : item;
 }
 
 /** Whether a hint says the quota is spent: nothing left in the window. */

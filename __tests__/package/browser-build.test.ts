@@ -1,0 +1,171 @@
+/**
+ * The browser build's graph (rollup.browser.mjs's swaps, applied by esbuild to the current sources):
+ * what the default plugin leaves out, what each subpath brings back, and that both run in a realm
+ * with the web platform's globals only, against a real server on 127.0.0.1.
+ */
+import { join } from 'node:path';
+import vm from 'node:vm';
+import { build } from 'esbuild';
+import { startFaultServer } from '../../lib/testing';
+import type { FaultServer, Step } from '../../lib/testing';
+
+const root = join(__dirname, '../..');
+
+interface Swaps {
+  swapPlugin(): import('esbuild').Plugin;
+}
+
+/** Bundles `code` (imports of lib/ sources) as the browser build would, for a realm without Node. */
+async function bundle(code: string): Promise<{ text: string; inputs: string[] }> {
+  const { swapPlugin } = (await import(join(root, 'bench/browser-parts.mjs'))) as Swaps;
+  const result = await build({
+    stdin: { contents: code, resolveDir: root, sourcefile: 'app.js', loader: 'js' },
+    bundle: true,
+    write: false,
+    platform: 'browser',
+    format: 'iife',
+    globalName: 'app',
+    metafile: true,
+    logLevel: 'silent',
+    plugins: [swapPlugin()],
+  });
+  return { text: result.outputFiles[0]!.text, inputs: Object.keys(result.metafile.inputs) };
+}
+
+const EVERYTHING = `
+  export { retryPlugin } from './lib/index.ts';
+  export { hedging } from './lib/browser/hedging.ts';
+  export { chaos } from './lib/browser/fault-injection.ts';
+  export { useRateLimitHeaders } from './lib/browser/rate-limit-headers.ts';
+  export { default as axios } from 'axios';
+`;
+
+/** A realm with the web platform's globals only: no process, require, Buffer or module. */
+function realm(): vm.Context {
+  const globals: Record<string, unknown> = {
+    ...{ fetch, Headers, Request, Response, AbortController, AbortSignal, URL, URLSearchParams },
+    ...{ TextEncoder, TextDecoder, ReadableStream, Blob, FormData, crypto: globalThis.crypto, console },
+    ...{ setTimeout, clearTimeout, setInterval, clearInterval, queueMicrotask },
+  };
+  const context = vm.createContext(globals);
+  globals.self = context;
+  return context;
+}
+
+let everything: string;
+let server: FaultServer;
+beforeAll(async () => {
+  everything = (await bundle(EVERYTHING)).text;
+}, 60_000);
+afterEach(async () => {
+  await server?.close();
+});
+
+/** Runs `body` (an async function body with `app` and `SERVER` in scope) in a fresh realm. */
+async function inRealm<T>(routes: Record<string, Step[]>, body: string): Promise<T> {
+  server = await startFaultServer({ routes });
+  const context = realm();
+  context.SERVER = server.url;
+  vm.runInContext(everything, context);
+  return (await vm.runInContext(`(async () => { ${body} })()`, context)) as T;
+}
+
+describe('the default plugin', () => {
+  test('carries no opossum, events, uuid, hedging, fault injection, header dialects or Node stream recording', async () => {
+    const { inputs } = await bundle(`import { retryPlugin } from './lib/index.ts'; self.p = retryPlugin;`);
+    const carried = inputs.filter((file) =>
+      /node_modules\/(opossum|events|uuid)\/|lib\/(engine\/(hedge|chaos|chaos-outcome|node-recording)|policy\/(hedge-options|chaos-options|rate-limit-dialects))\.ts$/.test(
+        file,
+      ),
+    );
+    expect(carried).toEqual([]);
+    expect(inputs).toContain('lib/guards/lite-circuit.ts');
+  });
+
+  test('retries a 503 in a realm without Node, with a uuid v4 key from Web Crypto', async () => {
+    const seen = await inRealm<{ status: number; attempts: number; key: string }>(
+      { 'POST /pay': ['503', '201'] },
+      `const plugin = app.retryPlugin({ baseDelayMs: 2, idempotencyKey: { serverDedupes: true } });
+       const http = app.axios.create({ adapter: 'fetch' });
+       plugin.install(http);
+       const r = await http.post(SERVER + '/pay', { amount: 1 });
+       await plugin.close();
+       return { status: r.status, attempts: r.config.retryState.attempts, key: r.config.retryState.idempotencyKey };`,
+    );
+    expect(seen).toMatchObject({ status: 201, attempts: 2 });
+    expect(seen.key).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(server.requests.map((r) => r.headers['idempotency-key'])).toEqual([seen.key, seen.key]);
+  });
+
+  test('hedge and chaos without their subpaths are TypeErrors naming the import; chaos: false per request is fine', async () => {
+    const messages = await inRealm<string[]>(
+      { 'GET /r': ['200'] },
+      `const thrown = (options) => { try { app.retryPlugin(options); return 'none'; } catch (e) { return e.constructor.name + ': ' + e.message; } };
+       const plugin = app.retryPlugin();
+       const http = app.axios.create({ adapter: 'fetch' });
+       plugin.install(http);
+       const ok = (await http.get(SERVER + '/r', { retry: { chaos: false } })).status;
+       const perRequest = await http.get(SERVER + '/r', { retry: { hedge: { delayMs: 5 } } }).then(() => 'none', (e) => e.message);
+       await plugin.close();
+       return [thrown({ hedge: { delayMs: 50 } }), thrown({ chaos: { faults: [] } }), String(ok), perRequest];`,
+    );
+    expect(messages).toEqual([
+      "TypeError: axios-resilience: hedge needs axios-resilience/hedging in a browser build: import { hedging } from 'axios-resilience/hedging' and pass hedge: hedging({ ... })",
+      "TypeError: axios-resilience: chaos needs axios-resilience/chaos in a browser build: import { chaos } from 'axios-resilience/chaos' and pass chaos: chaos({ ... })",
+      '200',
+      expect.stringMatching(/config\.retry\.hedge needs axios-resilience\/hedging in a browser build/),
+    ]);
+  });
+});
+
+describe('the subpaths bring their code', () => {
+  test('hedging(): a slow first copy loses to the copy sent after 20 ms; a plain per-request hedge then works too', async () => {
+    const seen = await inRealm<Array<{ hedges: number; hedgeWon: boolean }>>(
+      { 'GET /slow': [{ status: 200, delayMs: 2000 }, '200', { status: 200, delayMs: 2000 }, '200'] },
+      `const plugin = app.retryPlugin({ hedge: app.hedging({ delayMs: 20 }) });
+       const http = app.axios.create({ adapter: 'fetch' });
+       plugin.install(http);
+       const a = await http.get(SERVER + '/slow');
+       const b = await http.get(SERVER + '/slow', { retry: { hedge: { delayMs: 10 } } });
+       await plugin.close();
+       return [a, b].map((r) => ({ hedges: r.config.retryState.hedges, hedgeWon: r.config.retryState.hedgeWon }));`,
+    );
+    expect(seen).toEqual([
+      { hedges: 1, hedgeWon: true },
+      { hedges: 1, hedgeWon: true },
+    ]);
+  });
+
+  test('chaos(): an injected 503 on every attempt, none reaching the server, counted in retryState.injected', async () => {
+    const seen = await inRealm<{ status: number; injected: number; stopReason: string }>(
+      { 'GET /r': ['200'] },
+      `const plugin = app.retryPlugin({ retries: 2, baseDelayMs: 1, chaos: app.chaos({ faults: [{ rate: 1, status: 503 }] }) });
+       const http = app.axios.create({ adapter: 'fetch' });
+       plugin.install(http);
+       const e = await http.get(SERVER + '/r').catch((e) => e);
+       await plugin.close();
+       return { status: e.response.status, injected: e.config.retryState.injected, stopReason: e.config.retryState.stopReason };`,
+    );
+    expect(seen).toEqual({ status: 503, injected: 3, stopReason: 'retries-exhausted' });
+    expect(server.requests).toHaveLength(0);
+  });
+
+  test('useRateLimitHeaders(): a 429 whose X-RateLimit quota resets in 100 s stops as rate-limited, not before', async () => {
+    const spent = { status: 429, headers: { 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': '100' } };
+    const stopReasons = await inRealm<string[]>(
+      { 'GET /a': [spent], 'GET /b': [spent] },
+      `const call = async (path) => {
+         const plugin = app.retryPlugin({ retries: 0 });
+         const http = app.axios.create({ adapter: 'fetch' });
+         plugin.install(http);
+         const e = await http.get(SERVER + path).catch((e) => e);
+         await plugin.close();
+         return e.config.retryState.stopReason;
+       };
+       const before = await call('/a');
+       app.useRateLimitHeaders();
+       return [before, await call('/b')];`,
+    );
+    expect(stopReasons).toEqual(['retries-exhausted', 'rate-limited']);
+  });
+});

@@ -1,0 +1,73 @@
+/**
+ * The capability subpaths in Node, where the main entry carries hedging, fault injection and the
+ * rate-limit header dialects itself: code written for a browser build (`hedging()`, `chaos()`,
+ * `useRateLimitHeaders()`) runs unchanged, and the plain options a Node user writes keep working.
+ */
+import axios from 'axios';
+import { retryPlugin } from 'axios-resilience';
+import { chaos } from 'axios-resilience/chaos';
+import { hedging } from 'axios-resilience/hedging';
+import { useRateLimitHeaders } from 'axios-resilience/rate-limit-headers';
+import { startFaultServer } from '../../lib/testing';
+import type { FaultServer } from '../../lib/testing';
+
+let server: FaultServer;
+afterEach(async () => {
+  await server?.close();
+});
+
+test('hedging() hands the options back as given, and the plugin hedges with them', async () => {
+  const options = { delayMs: 20, maxHedges: 1 };
+  expect(hedging(options)).toBe(options);
+  server = await startFaultServer({ routes: { 'GET /slow': [{ status: 200, delayMs: 2000 }, '200'] } });
+  const plugin = retryPlugin({ hedge: hedging(options) });
+  const http = axios.create();
+  plugin.install(http);
+  try {
+    const response = await http.get(`${server.url}/slow`);
+    expect(response.config.retryState).toMatchObject({ hedges: 1, hedgeWon: true });
+  } finally {
+    await plugin.close();
+  }
+});
+
+test('chaos() hands the options back as given, and the plugin injects with them', async () => {
+  const options = { faults: [{ rate: 1, status: 503 }] };
+  expect(chaos(options)).toBe(options);
+  server = await startFaultServer({ routes: { 'GET /r': ['200'] } });
+  const plugin = retryPlugin({ retries: 1, baseDelayMs: 1, chaos: chaos(options) });
+  const http = axios.create();
+  plugin.install(http);
+  try {
+    const error = (await http.get(`${server.url}/r`).catch((e: unknown) => e)) as {
+      response: { status: number };
+      config: { retryState: { injected: number } };
+    };
+    expect(error.response.status).toBe(503);
+    expect(error.config.retryState.injected).toBe(2);
+    expect(server.requests).toHaveLength(0);
+  } finally {
+    await plugin.close();
+  }
+});
+
+test('the dialects are read without useRateLimitHeaders(), and calling it changes nothing', async () => {
+  const spent = { status: 429, headers: { 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': '100' } };
+  server = await startFaultServer({ routes: { 'GET /a': [spent], 'GET /b': [spent] } });
+  const stopReason = async (path: string): Promise<unknown> => {
+    const plugin = retryPlugin({ retries: 0 });
+    const http = axios.create();
+    plugin.install(http);
+    try {
+      const error = (await http.get(`${server.url}${path}`).catch((e: unknown) => e)) as {
+        config: { retryState: { stopReason: string } };
+      };
+      return error.config.retryState.stopReason;
+    } finally {
+      await plugin.close();
+    }
+  };
+  expect(await stopReason('/a')).toBe('rate-limited');
+  useRateLimitHeaders();
+  expect(await stopReason('/b')).toBe('rate-limited');
+});

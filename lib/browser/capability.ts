@@ -1,0 +1,32 @@
+/**
+ * How the browser build finds code it does not carry by default (hedging, fault injection): the
+ * option value brings it. `hedging({ delayMs: 'p95' })` from `axios-resilience/hedging` returns
+ * the options with the implementation under a symbol key (`Symbol.for`, so every copy of the
+ * package agrees on it); option resolution keeps it on the resolved setting, and the engine's
+ * browser stubs (`browser/hedge.ts`, `browser/chaos.ts`) call through it. Nothing is registered
+ * globally: an app pays for hedging only where it imports it.
+ */
+export const CAPABILITY: unique symbol = Symbol.for('axios-resilience.capability') as never;
+
+/** `value` with `implementation` attached (a copy: the caller's object is not changed). */
+export function withCapability<T extends object>(value: T, implementation: object): T {
+  return { ...value, [CAPABILITY]: implementation };
+}
+
+/** The implementation an option value (or a resolved setting) carries, if any. */
+export function capabilityOf<I>(value: unknown): I | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  return (value as { [CAPABILITY]?: I })[CAPABILITY];
+}
+
+/**
+ * The `TypeError` for an option whose code the browser build leaves out, naming what to import:
+ * e.g. `hedge needs axios-resilience/hedging in a browser build: import { hedging } from
+ * 'axios-resilience/hedging' and pass hedge: hedging({ ... })`.
+ */
+export function notCarried(where: string, option: string, name: string, subpath: string): never {
+  throw new TypeError(
+    `axios-resilience: ${where}${option} needs ${subpath} in a browser build: ` +
+      `import { ${name} } from '${subpath}' and pass ${option}: ${name}({ ... })`,
+  );
+}

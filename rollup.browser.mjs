@@ -1,0 +1,85 @@
+// The browser build (dist/browser/, the package's `browser` export condition): the same sources
+// as the Node build, with the modules below swapped for the files that stand in for them in a
+// browser, so what a browser never runs is not reachable from its entry (docs/guides/browser.md):
+//
+// - opossum (and the `events` package it needs) → lib/guards/lite-circuit.ts, a breaker with the
+//   surface the plugin and its users touch (the breaker tests run against both);
+// - uuid → lib/browser/uuid.ts (Web Crypto's getRandomValues; randomUUID is tried first anyway);
+// - hedging and fault injection → stubs that run the code an option value brings
+//   (`hedging()` from axios-resilience/hedging, `chaos()` from axios-resilience/chaos), or throw a
+//   TypeError naming that import;
+// - the rate-limit header dialects and Node stream recording → lib/browser/ stand-ins.
+//
+// Modules in lib/browser/ import the real ones (a capability entry brings the real hedging code),
+// so the swaps apply to every importer but those. All browser entries are built together: what
+// they share is one chunk, loaded once, so a capability and the plugin use the same classes.
+import { resolve, sep } from 'node:path';
+import typescript from '@rollup/plugin-typescript';
+
+const lib = (path) => resolve('lib', path);
+
+/** The package or source file → its browser stand-in. */
+export const SWAPS = new Map([
+  ['opossum', lib('guards/lite-circuit.ts')],
+  ['uuid', lib('browser/uuid.ts')],
+  [lib('engine/hedge.ts'), lib('browser/hedge.ts')],
+  [lib('policy/hedge-options.ts'), lib('browser/hedge-options.ts')],
+  [lib('engine/chaos.ts'), lib('browser/chaos.ts')],
+  [lib('policy/chaos-options.ts'), lib('browser/chaos-options.ts')],
+  [lib('engine/node-recording.ts'), lib('browser/node-recording.ts')],
+  [lib('policy/rate-limit-dialects.ts'), lib('browser/dialects-slot.ts')],
+]);
+
+export const STANDINS = lib('browser') + sep;
+
+/** Resolves an import to its browser stand-in, unless the importer is a stand-in or capability. */
+function browserSwaps() {
+  return {
+    name: 'browser-swaps',
+    async resolveId(source, importer, options) {
+      if (importer === undefined || importer.startsWith(STANDINS)) return null;
+      if (SWAPS.has(source)) return SWAPS.get(source);
+      const resolved = await this.resolve(source, importer, { ...options, skipSelf: true });
+      if (resolved === null || resolved.external) return resolved;
+      return SWAPS.get(resolved.id) ?? resolved;
+    },
+  };
+}
+
+export const browserEntries = {
+  index: 'lib/index.ts',
+  hedging: 'lib/browser/hedging.ts',
+  chaos: 'lib/browser/fault-injection.ts',
+  'rate-limit-headers': 'lib/browser/rate-limit-headers.ts',
+};
+
+export const browserBuild = {
+  input: browserEntries,
+  external: (id) => /^axios(\/|$)/.test(id),
+  plugins: [
+    browserSwaps(),
+    typescript({
+      tsconfig: './tsconfig.json',
+      include: ['lib/**/*.ts'],
+      compilerOptions: { noEmit: false, declaration: false, outDir: 'dist/browser', module: 'ESNext' },
+    }),
+  ],
+  output: [
+    {
+      dir: 'dist/browser',
+      format: 'es',
+      entryFileNames: '[name].mjs',
+      chunkFileNames: '[name]-[hash].mjs',
+      sourcemap: false,
+    },
+    {
+      dir: 'dist/browser',
+      format: 'cjs',
+      entryFileNames: '[name].cjs',
+      chunkFileNames: '[name]-[hash].cjs',
+      exports: 'named',
+      interop: 'auto',
+      sourcemap: false,
+    },
+  ],
+};
