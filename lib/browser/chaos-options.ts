@@ -13,7 +13,7 @@ export type { ChaosSetting, ResolvedChaos };
 /** What `axios-resilience/chaos` attaches: the real resolution and the adapter wrapper. */
 export interface ChaosCapability {
   resolve(where: string, value: unknown, base: false | ResolvedChaos | undefined): false | ResolvedChaos;
-  withChaos(context: unknown, chaos: ResolvedChaos): unknown;
+  withChaos(run: unknown, chaos: ResolvedChaos): void;
 }
 
 export function resolveChaos(

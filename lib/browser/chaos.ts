@@ -3,10 +3,10 @@
  * resolved `chaos` setting carries (see `browser/chaos-options.ts`).
  */
 import type { ResolvedChaos } from '../policy/chaos-options';
-import type { CallContext } from '../engine/context';
+import type { CallRun } from '../engine/call-run';
 import { capabilityOf } from './capability';
 import type { ChaosCapability } from './chaos-options';
 
-export function withChaos(context: CallContext, chaos: ResolvedChaos): CallContext {
-  return capabilityOf<ChaosCapability>(chaos)!.withChaos(context, chaos) as CallContext;
+export function withChaos(run: CallRun, chaos: ResolvedChaos): void {
+  capabilityOf<ChaosCapability>(chaos)!.withChaos(run, chaos);
 }
