@@ -88,6 +88,8 @@ export interface RunSpec {
   plugin?: Record<string, unknown>;
   /** Calls `useRateLimitHeaders()` first (page-wide from then on). */
   rateLimitHeaders?: true;
+  /** Records when each attempt went out, by the page's clock (a `beforeAttempt` hook). */
+  recordAttempts?: true;
   calls: CallSpec[];
 }
 
@@ -142,6 +144,8 @@ export interface RunSeen {
   }>;
   giveUps: Array<{ call: number; stopReason: string }>;
   breaker: Array<{ call: number; at: number; state: string }>;
+  /** With `recordAttempts`: each attempt as it went out (after its turn at the rate limiter), in ms from the run's start. */
+  attempts: Array<{ call: number; attempt: number; at: number }>;
 }
 
 /** Runs `spec` in the page's app and returns what the page saw. */
