@@ -32,6 +32,8 @@ type Event =
       pauseMs: number | undefined;
       successes: number;
       policyRate: number | undefined;
+      /** A pause that is a believed reset: how long ago the quota was said to be spent. */
+      spentAgeMs?: number | undefined;
     };
 
 interface Booking {
@@ -56,7 +58,8 @@ function ruleThrottle(state: RateState | undefined, now: number, e: Extract<Even
   }
   let s = counted(state, now, e.successes);
   if (e.policyRate !== undefined) s = withPolicy(s, e.policyRate);
-  return throttled(s, now, { sentAt: now - e.ageMs, pauseMs: e.pauseMs, graceMs: HORIZON_MS });
+  const spentAt = e.spentAgeMs === undefined ? undefined : now - e.spentAgeMs;
+  return throttled(s, now, { sentAt: now - e.ageMs, pauseMs: e.pauseMs, graceMs: HORIZON_MS, spentAt });
 }
 
 /** The fleet's hash read back as a `RateState` (absent: the fleet is off). */
@@ -99,7 +102,12 @@ async function agree(events: Event[], start = 1_700_000_000_000.5): Promise<numb
     const report = { clock: now, successes: e.successes, policyRate: e.policyRate };
     if (e.kind === 'throttle') {
       rule = ruleThrottle(rule, now, e);
-      const args = throttleArgs(report, { ageMs: e.ageMs, pauseMs: e.pauseMs, graceMs: HORIZON_MS });
+      const args = throttleArgs(report, {
+        ageMs: e.ageMs,
+        pauseMs: e.pauseMs,
+        graceMs: HORIZON_MS,
+        spentAgeMs: e.spentAgeMs,
+      });
       await client.eval(THROTTLE_SCRIPT, 1, key, ...args);
     } else {
       const reply = (await client.eval(TAKE_SCRIPT, 1, key, ...takeArgs(report, e.count, HORIZON_MS))) as unknown[];
@@ -126,13 +134,21 @@ const take = (gapMs: number, count = 20, successes = 0, policyRate?: number): Ev
   successes,
   policyRate,
 });
-const throttle = (gapMs: number, ageMs: number, pauseMs?: number, policyRate?: number, successes = 0): Event => ({
+const throttle = (
+  gapMs: number,
+  ageMs: number,
+  pauseMs?: number,
+  policyRate?: number,
+  successes = 0,
+  spentAgeMs?: number,
+): Event => ({
   kind: 'throttle',
   gapMs,
   ageMs,
   pauseMs,
   successes,
   policyRate,
+  spentAgeMs,
 });
 
 test('slow start, a cut on a measured capacity, closing on it, probing past it, and a pause that makes probing gentle', async () => {
@@ -152,6 +168,18 @@ test('slow start, a cut on a measured capacity, closing on it, probing past it, 
   events.push(take(10, 10, 2, 12), throttle(150, 5, undefined, 12));
   for (let i = 0; i < 10; i++) events.push(take(60, 10, 1));
   expect(await agree(events)).toBeGreaterThan(100);
+});
+
+test('a believed reset holds the fleet only if no process counted a success since the quota was said spent', async () => {
+  const events: Event[] = [throttle(0, 0)];
+  for (let i = 0; i < 12; i++) events.push(take(50, 10, 2));
+  // Another process's successes after the quota was said spent (300 ms ago): no pause, only the cut.
+  events.push(throttle(10, 5, 1500, undefined, 0, 300));
+  for (let i = 0; i < 12; i++) events.push(take(50, 10, 0));
+  // Nobody succeeded in the 500 ms since: the reset holds the fleet.
+  events.push(throttle(10, 5, 1500, undefined, 0, 500));
+  for (let i = 0; i < 5; i++) events.push(take(400, 10, 0));
+  await agree(events);
 });
 
 test('a fleet engaged under a policy, and at the lowest rate', async () => {
@@ -185,6 +213,10 @@ test('any sequence of takes and throttles leaves the script and the rule in the 
         pauseMs: fc.option(fc.integer({ min: 1, max: 3000 }), { nil: undefined }),
         successes: fc.integer({ min: 0, max: 30 }),
         policyRate: policy,
+        spentAgeMs: fc.option(
+          fc.oneof(fc.integer({ min: 0, max: 1500 }), fc.double({ min: 0, max: 1500, noNaN: true })),
+          { nil: undefined },
+        ),
       }),
     },
   );

@@ -5,7 +5,7 @@
 import { RateLimiter } from '../../lib/guards/rate-limiter';
 import { RATE_RULE } from '../../lib/guards/rate-rule';
 const { beta: BETA, gentleProbe: GENTLE_PROBE, relaxMs: RELAX_MS, seedRate: SEED_RATE, stepMs: STEP_MS } = RATE_RULE;
-import type { RateLimitEvent } from '../../lib/types';
+import type { RateLimitEvent, RateLimitPacing } from '../../lib/types';
 
 let events: RateLimitEvent[];
 const make = (maxQueue = 100): RateLimiter =>
@@ -220,6 +220,33 @@ describe("a spent quota's reset (no server wait) holds the origin once a second 
     limiter.throttled({ sentAt: heardAt + 360, resetMs: 1400 });
     expect(limiter.pausedUntil).toBe(heardAt + 1800);
   });
+});
+
+test("shared: a believed reset goes to the fleet with when the quota was said spent (the fleet's successes may disprove it)", () => {
+  const reported: Array<{ pauseMs?: number | undefined; spentAt?: number | undefined }> = [];
+  const pacing: RateLimitPacing = {
+    active: true,
+    ratePerSecond: Infinity,
+    pausedUntil: 0,
+    onUntil: 0,
+    next: () => undefined,
+    use: () => undefined,
+    want: () => undefined,
+    expectedWaitMs: () => 0,
+    succeeded: () => undefined,
+    throttled: ({ pauseMs, spentAt }) => void reported.push({ pauseMs, spentAt }),
+    hinted: () => undefined,
+    close: () => undefined,
+  };
+  const limiter = new RateLimiter('http://api.test', () => Date.now(), 100, undefined, pacing);
+  limiter.throttled({ sentAt: -Infinity, resetMs: 1800 });
+  const heardAt = Date.now();
+  jest.setSystemTime(heardAt + 130);
+  limiter.throttled({ sentAt: heardAt + STEP_MS, resetMs: 1670 });
+  expect(reported).toEqual([
+    { pauseMs: undefined, spentAt: undefined },
+    { pauseMs: 1670, spentAt: heardAt },
+  ]);
 });
 
 test('a success that spent the quota holds the rate where it is for a step', async () => {

@@ -13,28 +13,35 @@ export class QuotaResets {
    * A reset heard, not yet confirmed: a refusal of a call sent from `confirmsFrom` on, before
    * `until`, confirms it (cleared by any success that does not say the quota is spent).
    */
-  private spent: { confirmsFrom: number; until: number } | undefined;
+  private spent: { saidAt: number; confirmsFrom: number; until: number } | undefined;
   /** This key's resets proved real once. */
   private proved = false;
 
-  /** A refusal whose quota resets in `resetMs`: the hold it earns (`undefined`: none yet). */
-  refused(now: number, sentAt: number, resetMs: number | undefined): number | undefined {
+  /**
+   * A refusal whose quota resets in `resetMs`: the hold it earns (`undefined`: none yet), and when
+   * the server first said the quota was spent, if that still stands (`spentAt`: a fleet holds only if
+   * none of its processes had a success since, which this process cannot see).
+   */
+  refused(
+    now: number,
+    sentAt: number,
+    resetMs: number | undefined,
+  ): { holdMs: number; spentAt: number | undefined } | undefined {
     if (resetMs === undefined) return undefined;
-    const spent = this.spent;
-    if (this.proved || (spent !== undefined && now < spent.until && sentAt >= spent.confirmsFrom)) {
+    const standing = this.spent !== undefined && now < this.spent.until ? this.spent : undefined;
+    if (this.proved || (standing !== undefined && sentAt >= standing.confirmsFrom)) {
       this.proved = true;
-      return resetMs;
+      return { holdMs: resetMs, spentAt: standing?.saidAt };
     }
-    if (spent === undefined || now >= spent.until)
-      this.spent = { confirmsFrom: now + RATE_RULE.stepMs, until: now + resetMs };
+    if (standing === undefined)
+      this.spent = { saidAt: now, confirmsFrom: now + RATE_RULE.stepMs, until: now + resetMs };
     return undefined;
   }
 
   /** A success said the quota is spent until `resetMs` from now: the hold it earns (`undefined`: none yet). */
   spentOnSuccess(now: number, resetMs: number): number | undefined {
-    if (this.proved) return resetMs;
-    this.spent = { confirmsFrom: now, until: now + resetMs };
-    return undefined;
+    this.spent = { saidAt: now, confirmsFrom: now, until: now + resetMs };
+    return this.proved ? resetMs : undefined;
   }
 
   /** A success that does not say the quota is spent: a reset heard before proves nothing now. */

@@ -146,9 +146,14 @@ export class RateLimiter implements RateLimiterView {
   throttled(throttle: Throttle): void {
     const now = this.now();
     this.lastThrottleAt = now;
-    const pauseMs = this.resets.refused(now, throttle.sentAt, throttle.resetMs) ?? throttle.pauseMs;
-    // The fleet hears it first, so the send times this limiter then asks for follow the report.
-    this.pacing?.throttled({ sentAt: throttle.sentAt, pauseMs, policyRate: throttle.policyRate }, now);
+    const reset = this.resets.refused(now, throttle.sentAt, throttle.resetMs);
+    const pauseMs = reset?.holdMs ?? throttle.pauseMs;
+    // The fleet hears it first, so the send times this limiter then asks for follow the report. A
+    // reset this process believes is checked against the fleet's successes since the quota was said
+    // spent (now, if no such word stands: then it holds nobody yet).
+    const { sentAt, policyRate } = throttle;
+    const spentAt = reset === undefined ? undefined : (reset.spentAt ?? now);
+    this.pacing?.throttled({ sentAt, pauseMs, policyRate, spentAt }, now);
     if (this.rule === undefined) {
       const ceiling = throttle.policyRate === undefined ? Infinity : throttle.policyRate * RATE_RULE.policyShare;
       this.engage(now, engaged(now, ceiling, pauseMs));

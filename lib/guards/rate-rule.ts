@@ -134,6 +134,14 @@ export interface ThrottleFacts {
   pauseMs: number | undefined;
   /** Throttles of attempts sent up to this long after the last cut were caused by the old rate. */
   graceMs: number;
+  /**
+   * When the pause is a spent quota's reset that its reporter believes (it saw no success of its own
+   * since the server said the quota was spent, at `spentAt`): the pause holds only once a step has
+   * passed since `spentAt`'s and no success was counted after it. A fleet sees every process's
+   * successes; a token bucket that says "spent until the next second" but refills at once is found
+   * out by them.
+   */
+  spentAt?: number | undefined;
 }
 
 /** A throttle of an engaged limiter: cut once per burst, and pause. */
@@ -145,9 +153,25 @@ export function throttled(state: RateState, now: number, facts: ThrottleFacts): 
   // Never above beta of the rate that drew the throttle: a noisy estimate cannot make a cut a raise.
   const cut = capacity === undefined ? next.ratePerSecond / 2 : capacity * R.beta;
   const ratePerSecond = Math.max(R.minRate, Math.min(next.ratePerSecond * R.beta, cut, next.ceiling));
+  const pauseMs = facts.spentAt !== undefined && !resetStands(next, now, facts.spentAt) ? undefined : facts.pauseMs;
   // A server that pauses callers makes every probe past its limit cost the pause: probe gently.
-  const gentle = facts.pauseMs !== undefined && facts.pauseMs >= R.longPauseMs;
-  return paused({ ...next, capacity, ratePerSecond, lastCutAt: now, probeSteps: 0, gentle }, now, facts.pauseMs);
+  const gentle = pauseMs !== undefined && pauseMs >= R.longPauseMs;
+  return paused({ ...next, capacity, ratePerSecond, lastCutAt: now, probeSteps: 0, gentle }, now, pauseMs);
+}
+
+/** A believed reset said at `spentAt`: a step of successes since could have disproved it, and none did. */
+function resetStands(state: RateState, now: number, spentAt: number): boolean {
+  return Math.floor(now / R.stepMs) > Math.floor(spentAt / R.stepMs) && !countedAfter(state, spentAt);
+}
+
+/** Successes were counted in a step after `at`'s (within the measuring window). */
+export function countedAfter(state: RateState, at: number): boolean {
+  const after = Math.floor(at / R.stepMs);
+  const buckets = state.successes;
+  for (let i = 0; i < buckets.length; i++) {
+    if (state.lastStep - (buckets.length - 1 - i) > after && buckets[i]! > 0) return true;
+  }
+  return false;
 }
 
 /** The rate after the steps since the last; it grows only with `demand` (calls waiting beyond the rate). */

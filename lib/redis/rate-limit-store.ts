@@ -112,7 +112,12 @@ export function redisRateLimitStore(
       // Send times granted before a cut reach the server up to the horizon and a round trip later.
       const args = throttleArgs(
         { successes, policyRate: report.policyRate },
-        { ageMs, pauseMs: report.pauseMs, graceMs: HORIZON_MS + roundTrips.longest() },
+        {
+          ageMs,
+          pauseMs: report.pauseMs,
+          graceMs: HORIZON_MS + roundTrips.longest(),
+          spentAgeMs: report.spentAgeMs,
+        },
       );
       let reply: unknown[];
       try {

@@ -116,7 +116,14 @@ local function measured()
   return math.max(rateOver(windowSteps), rateOver(recentSteps))
 end
 
-local function throttled(sentAt, pauseMs, graceMs)
+local function countedAfter(at)
+  for i = math.max(math.floor(at / stepMs) + 1, s.lastStep - windowSteps + 1), s.lastStep do
+    if (tonumber(redis.call('HGET', K, 'b' .. i)) or 0) > 0 then return true end
+  end
+  return false
+end
+
+local function throttled(sentAt, pauseMs, graceMs, spentAt)
   if sentAt < s.lastCutAt + graceMs then return end
   counted(0)
   local m = measured()
@@ -124,6 +131,9 @@ local function throttled(sentAt, pauseMs, graceMs)
   local cut = s.capacity >= 0 and s.capacity * beta or s.ratePerSecond / 2
   s.ratePerSecond = math.max(minRate, math.min(s.ratePerSecond * beta, cut, ceiling()))
   s.lastCutAt, s.probeSteps = now, 0
+  if spentAt ~= nil and (math.floor(now / stepMs) <= math.floor(spentAt / stepMs) or countedAfter(spentAt)) then
+    pauseMs = 0
+  end
   s.gentle = pauseMs >= longPauseMs and 1 or 0
   paused(pauseMs)
 end
@@ -190,14 +200,18 @@ local retryAt = math.max(now + 1, first + granted * interval - horizon / 2)
 return {fmt(now), 'on', granted, fmt(first), fmt(interval), fmt(retryAt), fmt(s.ratePerSecond), fmt(s.pausedUntil), fmt(relaxAt)}`;
 
 /**
- * Own ARGV: how long ago the throttled attempt was sent (ms), the pause asked for (ms, 0: none), and
- * the grace after a cut (ms: the send times booked before it reach that far, so their throttles were
- * caused by the old rate). Engages the fleet's state if absent, else cuts once per burst and pauses.
- * Replies: now, rate, paused, and 1 when this throttle engaged the fleet.
+ * Own ARGV: how long ago the throttled attempt was sent (ms), the pause asked for (ms, 0: none), the
+ * grace after a cut (ms: the send times booked before it reach that far, so their throttles were
+ * caused by the old rate), and for a pause that is a believed reset, how long ago the quota was said
+ * to be spent (ms; -1: not such a pause). Engages the fleet's state if absent, else cuts once per
+ * burst and pauses. Replies: now, rate, paused, and 1 when this throttle engaged the fleet.
  */
 export const THROTTLE_SCRIPT = `${PRELUDE}
 local sentAt = now - tonumber(ARGV[${FIRST_OWN_ARG}])
 local pauseMs, grace = tonumber(ARGV[${FIRST_OWN_ARG + 1}]), tonumber(ARGV[${FIRST_OWN_ARG + 2}])
+local spentAge = tonumber(ARGV[${FIRST_OWN_ARG + 3}])
+local spentAt = nil
+if spentAge >= 0 then spentAt = now - spentAge end
 local engage = 0
 if not on then
   engage = 1
@@ -205,7 +219,7 @@ if not on then
 else
   counted(successes)
   if policy > 0 then withPolicy(policy) end
-  throttled(sentAt, pauseMs, grace)
+  throttled(sentAt, pauseMs, grace, spentAt)
 end
 save()
 expire()
@@ -233,5 +247,11 @@ export const takeArgs = (report: ScriptReport, count: number, horizonMs: number)
 
 export const throttleArgs = (
   report: ScriptReport,
-  throttle: { ageMs: number; pauseMs: number | undefined; graceMs: number },
-): number[] => [...ruleArgs(report), throttle.ageMs, throttle.pauseMs ?? 0, throttle.graceMs];
+  throttle: { ageMs: number; pauseMs: number | undefined; graceMs: number; spentAgeMs?: number | undefined },
+): number[] => [
+  ...ruleArgs(report),
+  throttle.ageMs,
+  throttle.pauseMs ?? 0,
+  throttle.graceMs,
+  throttle.spentAgeMs ?? -1,
+];

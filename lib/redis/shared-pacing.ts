@@ -91,7 +91,12 @@ export class SharedPacing implements RateLimitPacing {
    * process holds that fall in the fleet's pause are dropped when its answer comes.
    */
   throttled(
-    throttle: { sentAt: number; pauseMs?: number | undefined; policyRate?: number | undefined },
+    throttle: {
+      sentAt: number;
+      pauseMs?: number | undefined;
+      policyRate?: number | undefined;
+      spentAt?: number | undefined;
+    },
     now: number,
   ): void {
     if (throttle.policyRate !== undefined) this.policyRate = throttle.policyRate;
@@ -102,6 +107,7 @@ export class SharedPacing implements RateLimitPacing {
       ageMs: Math.max(0, now - throttle.sentAt),
       pauseMs: throttle.pauseMs,
       policyRate: this.policyRate,
+      spentAgeMs: throttle.spentAt === undefined ? undefined : Math.max(0, now - throttle.spentAt),
     };
     this.store.throttle(this.key, report, successes).then(
       (state) => {
