@@ -53,6 +53,22 @@ export const browserEntries = {
   'rate-limit-headers': 'lib/browser/rate-limit-headers.ts',
 };
 
+/** ESM and CommonJS builds of the entries into `dir`, their shared code in chunks. */
+export function outputsTo(dir) {
+  return [
+    { dir, format: 'es', entryFileNames: '[name].mjs', chunkFileNames: '[name]-[hash].mjs', sourcemap: false },
+    {
+      dir,
+      format: 'cjs',
+      entryFileNames: '[name].cjs',
+      chunkFileNames: '[name]-[hash].cjs',
+      exports: 'named',
+      interop: 'auto',
+      sourcemap: false,
+    },
+  ];
+}
+
 export const browserBuild = {
   input: browserEntries,
   external: (id) => /^axios(\/|$)/.test(id),
@@ -64,22 +80,5 @@ export const browserBuild = {
       compilerOptions: { noEmit: false, declaration: false, outDir: 'dist/browser', module: 'ESNext' },
     }),
   ],
-  output: [
-    {
-      dir: 'dist/browser',
-      format: 'es',
-      entryFileNames: '[name].mjs',
-      chunkFileNames: '[name]-[hash].mjs',
-      sourcemap: false,
-    },
-    {
-      dir: 'dist/browser',
-      format: 'cjs',
-      entryFileNames: '[name].cjs',
-      chunkFileNames: '[name]-[hash].cjs',
-      exports: 'named',
-      interop: 'auto',
-      sourcemap: false,
-    },
-  ],
+  output: outputsTo('dist/browser'),
 };

@@ -1,6 +1,6 @@
 import typescript from '@rollup/plugin-typescript';
 import { dts } from 'rollup-plugin-dts';
-import { browserBuild } from './rollup.browser.mjs';
+import { browserBuild, outputsTo } from './rollup.browser.mjs';
 
 // Dependencies stay imports: users get one copy of axios, opossum and uuid.
 const external = (id) => /^(axios|opossum|uuid)(\/|$)/.test(id) || id.startsWith('node:');
@@ -30,24 +30,7 @@ const build = (name, input) => [
         compilerOptions: { noEmit: false, declaration: false, outDir: 'dist', module: 'ESNext' },
       }),
     ],
-    output: [
-      {
-        dir: 'dist',
-        format: 'es',
-        entryFileNames: '[name].mjs',
-        chunkFileNames: '[name]-[hash].mjs',
-        sourcemap: false,
-      },
-      {
-        dir: 'dist',
-        format: 'cjs',
-        entryFileNames: '[name].cjs',
-        chunkFileNames: '[name]-[hash].cjs',
-        exports: 'named',
-        interop: 'auto',
-        sourcemap: false,
-      },
-    ],
+    output: outputsTo('dist'),
   },
   ...['mts', 'cts'].map((ext) => ({
     input: { [name]: input },

@@ -4,8 +4,8 @@
  * setting for `browser/chaos.ts`; a plain object is a `TypeError` that names the import. A request
  * can turn chaos off (`retry: { chaos: false }`) without it.
  */
+import { perRequestChaos } from '../policy/chaos-per-request';
 import type { ChaosSetting, ResolvedChaos } from '../policy/chaos-options';
-import { fail, shown } from '../policy/validate';
 import { capabilityOf, notCarried, withCapability } from './capability';
 
 export type { ChaosSetting, ResolvedChaos };
@@ -21,12 +21,7 @@ export function resolveChaos(
   value: unknown,
   base: false | ResolvedChaos | undefined,
 ): false | ResolvedChaos {
-  if (base !== undefined) {
-    if (value === undefined) return base;
-    if (value !== false)
-      fail(where, 'chaos', `can only be false per request (faults are set on the plugin), got ${shown(value)}`);
-    return false;
-  }
+  if (base !== undefined) return perRequestChaos(where, value, base);
   if (value === undefined) return false;
   const code = capabilityOf<ChaosCapability>(value);
   if (code === undefined) notCarried(where, 'chaos', 'chaos', 'axios-resilience/chaos');

@@ -1,3 +1,4 @@
+import { perRequestChaos } from './chaos-per-request';
 import { DEFAULT_ERROR_CODES, MAX_TIMER_MS } from './defaults';
 import { absoluteOrigin } from './origin';
 import { seededRandom } from './random';
@@ -163,12 +164,7 @@ export function resolveChaos(
   value: unknown,
   base: false | ResolvedChaos | undefined,
 ): false | ResolvedChaos {
-  if (base !== undefined) {
-    if (value === undefined) return base;
-    if (value !== false)
-      fail(where, 'chaos', `can only be false per request (faults are set on the plugin), got ${shown(value)}`);
-    return false;
-  }
+  if (base !== undefined) return perRequestChaos(where, value, base);
   if (value === undefined) return false;
   if (!isPlainObject(value)) fail(where, 'chaos', `must be an object such as { faults: [...] }, got ${shown(value)}`);
   checkKnown(`${where}chaos.`, value, CHAOS_FIELDS);
