@@ -1,24 +1,15 @@
 /**
- * The retry budget: a token bucket whose tokens expire (the Finagle / Linkerd design). Over any
- * window of `windowMs` it grants at most `ratio × requests + minPerSecond × windowMs / 1000`
- * retries, where `requests` counts first attempts in that window.
- *
- * Counts live in a ring of `SLOTS` time slots, so memory is constant and each operation is O(1)
- * (advancing the ring clears at most `SLOTS` slots). Expiry has the granularity of one slot: a
- * window is really "the current slot plus the previous SLOTS - 1", so it may count up to
- * `windowMs / SLOTS` less than the exact sliding window — the slack is on the side of fewer retries
- * for deposits (old deposits expire a little early) and up to one slot of retries expiring early.
+ * The public retry budget (`new RetryBudget()`): the bucket of `LocalBudget`, plus, with a `store`,
+ * the counts a fleet shares. First attempts are batched to the store; a retry asks it and mirrors
+ * its answer in the local bucket, which decides alone while the store is down or slow.
  */
 
 import { DEFAULTS, systemClock } from '../policy/defaults';
 import { budgetNumber, budgetSettings } from '../policy/guard-options';
 import { typed } from '../policy/validate';
+import { LocalBudget } from './local-budget';
 import { StoreHealth, warnOnce } from './store-health';
 import type { BudgetStore, RetryBudgetLike, RetryBudgetState, StoreEvent } from '../types';
-
-/** Slots per window, locally and in a shared store. */
-export const BUDGET_SLOTS = 10;
-const SLOTS = BUDGET_SLOTS;
 
 /** Options of `new RetryBudget()`; every field is optional. */
 export interface RetryBudgetOptions {
@@ -70,20 +61,7 @@ export interface RetryBudgetOptions {
 export class RetryBudget implements RetryBudgetLike {
   /** The resolved settings. */
   readonly options: { ratio: number; minPerSecond: number; windowMs: number };
-  private readonly now: () => number;
-  private readonly slotMs: number;
-  private readonly reserve: number;
-  private readonly deposits = new Float64Array(SLOTS);
-  private readonly withdrawals = new Float64Array(SLOTS);
-  private depositTotal = 0;
-  private withdrawalTotal = 0;
-  /** Absolute index (time / slotMs) of the newest slot written. */
-  private head = -Infinity;
-  /** The ring index of `head`, and the time its slot ends. */
-  private headIndex = 0;
-  private headEndsAt = -Infinity;
-  private grantedTotal = 0;
-  private refusedTotal = 0;
+  private readonly local: LocalBudget;
   private readonly store: BudgetStore | undefined;
   private readonly flushIntervalMs: number;
   private readonly storeTimeoutMs: number;
@@ -100,7 +78,8 @@ export class RetryBudget implements RetryBudgetLike {
       throw new TypeError(`axios-resilience: budget.now must be a function, got ${typed(options.now)}`);
     }
     this.options = { ratio, minPerSecond, windowMs };
-    this.now = options.now ?? systemClock;
+    const now = options.now ?? systemClock;
+    this.local = new LocalBudget(this.options, now);
     this.store = options.store;
     const store = DEFAULTS.budgetStore;
     this.flushIntervalMs = budgetNumber('flushIntervalMs', options.flushIntervalMs, store.flushIntervalMs, true);
@@ -108,16 +87,13 @@ export class RetryBudget implements RetryBudgetLike {
     this.health = new StoreHealth(
       this.storeTimeoutMs,
       options.onStoreEvent ?? warnOnce('retry budget store', 'using the local budget'),
-      this.now,
+      now,
     );
-    this.slotMs = windowMs / SLOTS;
-    this.reserve = (minPerSecond * windowMs) / 1000;
   }
 
   /** Counts a first attempt. With a store, the count is batched and handed over later. */
   deposit(): void {
-    this.deposits[this.slot()]! += 1;
-    this.depositTotal += 1;
+    this.local.deposit();
     if (this.store !== undefined) {
       this.pendingDeposits += 1;
       if (this.flushTimer === undefined) {
@@ -134,7 +110,7 @@ export class RetryBudget implements RetryBudgetLike {
    * bucket's when the store is down or slow).
    */
   tryWithdraw(): boolean | Promise<boolean> {
-    if (this.store === undefined || !this.storeUsable()) return this.withdrawLocally();
+    if (this.store === undefined || !this.storeUsable()) return this.local.tryWithdraw();
     return this.withdrawShared(this.store);
   }
 
@@ -143,18 +119,7 @@ export class RetryBudget implements RetryBudgetLike {
    * before the re-send). Counts only while the grant is still in the window.
    */
   refund(): void {
-    const index = this.slot();
-    // The grant sits in the current slot unless the wait crossed a slot boundary: take it from the
-    // newest slot that still holds one.
-    for (let back = 0; back < SLOTS; back++) {
-      const slot = (index - back + SLOTS) % SLOTS;
-      if (this.withdrawals[slot]! >= 1) {
-        this.withdrawals[slot]! -= 1;
-        this.withdrawalTotal -= 1;
-        break;
-      }
-    }
-    this.grantedTotal = Math.max(0, this.grantedTotal - 1);
+    this.local.refund();
     if (this.store !== undefined && this.storeUsable() && this.store.refund !== undefined) {
       this.health.ask(this.store.refund(this.options)).catch(() => undefined);
     }
@@ -176,35 +141,15 @@ export class RetryBudget implements RetryBudgetLike {
     }
   }
 
-  private withdrawLocally(): boolean {
-    const index = this.slot();
-    if (this.available() < 1) {
-      this.refusedTotal += 1;
-      return false;
-    }
-    this.withdrawals[index]! += 1;
-    this.withdrawalTotal += 1;
-    this.grantedTotal += 1;
-    return true;
-  }
-
   private async withdrawShared(store: BudgetStore): Promise<boolean> {
     let granted: boolean;
     try {
       granted = await this.health.ask(store.withdraw(this.options));
     } catch {
-      return this.withdrawLocally();
+      return this.local.tryWithdraw();
     }
     // Mirror the shared answer locally, so a fallback later starts from what this process spent.
-    const index = this.slot();
-    if (granted) {
-      this.withdrawals[index]! += 1;
-      this.withdrawalTotal += 1;
-      this.grantedTotal += 1;
-    } else {
-      this.refusedTotal += 1;
-    }
-    return granted;
+    return this.local.note(granted);
   }
 
   private storeUsable(): boolean {
@@ -213,45 +158,7 @@ export class RetryBudget implements RetryBudgetLike {
 
   /** A snapshot of the budget. */
   state(): RetryBudgetState {
-    this.slot();
-    return {
-      available: Math.max(0, Math.floor(this.available())),
-      requests: this.depositTotal,
-      retries: this.withdrawalTotal,
-      granted: this.grantedTotal,
-      refused: this.refusedTotal,
-      mode: this.store !== undefined && !this.health.down && this.store.ready?.() !== false ? 'shared' : 'local',
-    };
-  }
-
-  private available(): number {
-    // A tiny epsilon absorbs float error such as 0.1 * 10 = 0.9999999999999999.
-    return this.options.ratio * this.depositTotal + this.reserve - this.withdrawalTotal + 1e-9;
-  }
-
-  /**
-   * Expires slots older than the window and returns the ring index of the current slot. Every call
-   * asks this once (its first attempt is a deposit), so until the current slot ends it is one clock
-   * read and one comparison.
-   */
-  private slot(): number {
-    const now = this.now();
-    // A clock that steps back keeps writing into the newest slot.
-    if (now < this.headEndsAt) return this.headIndex;
-    const absolute = Math.floor(now / this.slotMs);
-    if (absolute > this.head) {
-      const stale = Math.min(absolute - this.head, SLOTS);
-      for (let i = 1; i <= stale; i++) {
-        const index = (((absolute - stale + i) % SLOTS) + SLOTS) % SLOTS;
-        this.depositTotal -= this.deposits[index]!;
-        this.withdrawalTotal -= this.withdrawals[index]!;
-        this.deposits[index] = 0;
-        this.withdrawals[index] = 0;
-      }
-      this.head = absolute;
-      this.headIndex = ((absolute % SLOTS) + SLOTS) % SLOTS;
-      this.headEndsAt = (absolute + 1) * this.slotMs;
-    }
-    return this.headIndex;
+    const shared = this.store !== undefined && !this.health.down && this.store.ready?.() !== false;
+    return { ...this.local.state(), mode: shared ? 'shared' : 'local' };
   }
 }

@@ -1,17 +1,10 @@
-import { BUDGET_SLOTS, RetryBudget } from './budget';
+import { BUDGET_SLOTS, LocalBudget } from './local-budget';
 import { SlotCounts } from './slot-counts';
-import type { RetryBudgetLike, RetryBudgetState } from '../types';
-
-/** The settings of one origin's budget (a per-origin budget never has a store). */
-export interface OriginBudgetSettings {
-  ratio: number;
-  minPerSecond: number;
-  windowMs: number;
-}
+import type { BudgetSettings, RetryBudgetLike, RetryBudgetState } from '../types';
 
 /**
  * One origin's retry budget, made only when the origin first needs a retry (or someone reads its
- * state). A fan-out that sends each call to a new host would otherwise build a whole `RetryBudget`
+ * state). A fan-out that sends each call to a new host would otherwise build a whole bucket
  * per call, for origins that never retry.
  *
  * The ratio needs every first attempt of the window, including those before the first retry, so
@@ -21,14 +14,14 @@ export interface OriginBudgetSettings {
  * the first call would hold: same refusals, same `state()`.
  */
 export class OriginBudget implements RetryBudgetLike {
-  private made: RetryBudget | undefined;
+  private made: LocalBudget | undefined;
   /** First attempts before the budget exists, per slot of its ring (absolute: time ÷ slot length). */
   private early: SlotCounts | undefined;
   /** While early deposits are handed over: the time the budget's clock reads. */
   private replayAt: number | undefined;
 
   constructor(
-    private readonly settings: OriginBudgetSettings,
+    private readonly settings: BudgetSettings,
     private readonly now: () => number,
   ) {}
 
@@ -55,9 +48,10 @@ export class OriginBudget implements RetryBudgetLike {
     return this.made?.flush() ?? Promise.resolve();
   }
 
-  private budget(): RetryBudget {
+  private budget(): LocalBudget {
     if (this.made !== undefined) return this.made;
-    const budget = new RetryBudget({ ...this.settings, now: () => this.replayAt ?? this.now() });
+    // A per-origin budget never has a store: the bucket alone.
+    const budget = new LocalBudget(this.settings, () => this.replayAt ?? this.now());
     const slotMs = this.settings.windowMs / BUDGET_SLOTS;
     this.early?.forEach((slot, count) => {
       // The middle of the slot, so float rounding cannot put it in a neighbour.

@@ -1,5 +1,5 @@
 import type { InternalAxiosRequestConfig } from 'axios';
-import type { BreakerOptions, RateLimitStore, RetryBudgetLike } from '../types';
+import type { BreakerOptions, BudgetSettings, RateLimitStore, RetryBudgetLike } from '../types';
 import { DEFAULTS, MAX_TIMER_MS } from './defaults';
 import {
   checkKnown,
@@ -15,13 +15,6 @@ import {
 } from './validate';
 
 /** The settings of the guards a plugin shares between its calls: the retry budget and the breakers. */
-
-/** The settings a retry budget grants by. */
-export interface BudgetSettings {
-  ratio: number;
-  minPerSecond: number;
-  windowMs: number;
-}
 
 /** `shared`: one budget for every call; `perOrigin`: the settings of one budget per origin. */
 export type ResolvedBudget =

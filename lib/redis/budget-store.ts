@@ -1,4 +1,4 @@
-import { BUDGET_SLOTS } from '../guards/budget';
+import { BUDGET_SLOTS } from '../guards/local-budget';
 import type { BudgetSettings, BudgetStore } from '../types';
 import { isReady, Script } from './client';
 import type { RedisClient } from './client';
