@@ -20,7 +20,7 @@ const PARTS = [
     'rate limiter (queue, rule, gate, Retry-After headers)',
     /guards\/(rate-|turn-queue|quota-resets)|engine\/rate-gate|policy\/(rate-limit-headers|header-values|retry-after)/,
   ],
-  ['retry budget', /guards\/(budget|origin-budget|store-health)\.ts|engine\/admission/],
+  ['retry budget', /guards\/(budget|local-budget|origin-budget|store-health)\.ts|engine\/admission/],
   [
     'options: defaults, resolution, validation messages',
     /policy\/(options|guard-options|key-options|table-options|validate|suggest|defaults|hedge-options|chaos-options)|browser\/(hedge|chaos)-options/,
