@@ -15,7 +15,7 @@ interface Swaps {
   swapPlugin(): import('esbuild').Plugin;
 }
 
-/** Bundles `code` (imports of lib/ sources) as the browser build would, for a realm without Node. */
+/** Bundles `code` (imports of lib/ sources) as the browser build would, for a realm without Node; `inputs`: the files it carries. */
 async function bundle(code: string): Promise<{ text: string; inputs: string[] }> {
   const { swapPlugin } = (await import(join(root, 'bench/browser-parts.mjs'))) as Swaps;
   const result = await build({
@@ -29,7 +29,10 @@ async function bundle(code: string): Promise<{ text: string; inputs: string[] }>
     logLevel: 'silent',
     plugins: [swapPlugin()],
   });
-  return { text: result.outputFiles[0]!.text, inputs: Object.keys(result.metafile.inputs) };
+  // The files with code in the output: an export nobody uses is parsed, then shaken out.
+  const [output] = Object.values(result.metafile.outputs);
+  const inputs = Object.entries(output!.inputs).filter(([, { bytesInOutput }]) => bytesInOutput > 0);
+  return { text: result.outputFiles[0]!.text, inputs: inputs.map(([file]) => file) };
 }
 
 const EVERYTHING = `
@@ -71,15 +74,23 @@ async function inRealm<T>(routes: Record<string, Step[]>, body: string): Promise
 }
 
 describe('the default plugin', () => {
-  test('carries no opossum, events, uuid, hedging, fault injection, header dialects or Node stream recording', async () => {
+  test('carries no opossum, events, uuid, hedging, fault injection, header dialects, Node stream recording or fleet budget store', async () => {
     const { inputs } = await bundle(`import { retryPlugin } from './lib/index.ts'; self.p = retryPlugin;`);
     const carried = inputs.filter((file) =>
-      /node_modules\/(opossum|events|uuid)\/|lib\/(engine\/(hedge|chaos|chaos-outcome|node-recording)|policy\/(hedge-options|chaos-options|rate-limit-dialects))\.ts$/.test(
+      /node_modules\/(opossum|events|uuid)\/|lib\/(engine\/(hedge|chaos|chaos-outcome|node-recording)|policy\/(hedge-options|chaos-options|rate-limit-dialects)|guards\/(budget|store-health))\.ts$/.test(
         file,
       ),
     );
     expect(carried).toEqual([]);
     expect(inputs).toContain('lib/guards/lite-circuit.ts');
+    expect(inputs).toContain('lib/guards/local-budget.ts');
+  });
+
+  test('a RetryBudget (the one class that can share a fleet store) brings the store code with it', async () => {
+    const { inputs } = await bundle(
+      `import { retryPlugin, RetryBudget } from './lib/index.ts'; self.p = retryPlugin({ budget: new RetryBudget() });`,
+    );
+    expect(inputs).toEqual(expect.arrayContaining(['lib/guards/budget.ts', 'lib/guards/store-health.ts']));
   });
 
   test('retries a 503 in a realm without Node, with a uuid v4 key from Web Crypto', async () => {
