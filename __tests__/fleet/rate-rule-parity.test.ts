@@ -24,7 +24,15 @@ afterAll(async () => {
 });
 
 type Event =
-  | { kind: 'take'; gapMs: number; count: number; successes: number; policyRate: number | undefined }
+  | {
+      kind: 'take';
+      gapMs: number;
+      count: number;
+      successes: number;
+      policyRate: number | undefined;
+      /** How late the asker hears the fleet (its round trip to the store): slow start grows per that. */
+      lagMs?: number | undefined;
+    }
   | {
       kind: 'throttle';
       gapMs: number;
@@ -46,7 +54,7 @@ interface Booking {
 function ruleTake(state: RateState, now: number, e: Extract<Event, { kind: 'take' }>): [RateState, Booking] {
   let s = counted(state, now, e.successes);
   if (e.policyRate !== undefined) s = withPolicy(s, e.policyRate);
-  s = grown(s, now, s.nextAt > now);
+  s = grown(s, now, s.nextAt > now, e.lagMs);
   const booking = booked(s, now, e.count, HORIZON_MS);
   return [booking.state, { granted: booking.granted, first: booking.first, intervalMs: booking.intervalMs }];
 }
@@ -110,7 +118,12 @@ async function agree(events: Event[], start = 1_700_000_000_000.5): Promise<numb
       });
       await client.eval(THROTTLE_SCRIPT, 1, key, ...args);
     } else {
-      const reply = (await client.eval(TAKE_SCRIPT, 1, key, ...takeArgs(report, e.count, HORIZON_MS))) as unknown[];
+      const reply = (await client.eval(
+        TAKE_SCRIPT,
+        1,
+        key,
+        ...takeArgs(report, e.count, HORIZON_MS, e.lagMs),
+      )) as unknown[];
       if (rule === undefined) {
         expect(reply[1]).toBe('off');
         continue;
@@ -127,12 +140,13 @@ async function agree(events: Event[], start = 1_700_000_000_000.5): Promise<numb
   return granted;
 }
 
-const take = (gapMs: number, count = 20, successes = 0, policyRate?: number): Event => ({
+const take = (gapMs: number, count = 20, successes = 0, policyRate?: number, lagMs?: number): Event => ({
   kind: 'take',
   gapMs,
   count,
   successes,
   policyRate,
+  lagMs,
 });
 const throttle = (
   gapMs: number,
@@ -170,6 +184,16 @@ test('slow start, a cut on a measured capacity, closing on it, probing past it, 
   expect(await agree(events)).toBeGreaterThan(100);
 });
 
+test('on a lagging store a growth step lasts a round trip: takes with different lags, a cut, then probing', async () => {
+  const events: Event[] = [throttle(0, 0)];
+  // Four processes whose round trips to the store differ (a slow Redis, one fast answer, none yet).
+  const lags = [250, 310, 90, 0];
+  for (let i = 0; i < 24; i++) events.push(take(40, 30, 2, undefined, lags[i % lags.length]));
+  events.push(throttle(10, 5));
+  for (let i = 0; i < 40; i++) events.push(take(35, 30, 3, undefined, lags[i % lags.length]));
+  expect(await agree(events)).toBeGreaterThan(20);
+});
+
 test('a believed reset holds the fleet only if no process counted a success since the quota was said spent', async () => {
   const events: Event[] = [throttle(0, 0)];
   for (let i = 0; i < 12; i++) events.push(take(50, 10, 2));
@@ -202,6 +226,9 @@ test('any sequence of takes and throttles leaves the script and the rule in the 
         count: fc.integer({ min: 1, max: 60 }),
         successes: fc.integer({ min: 0, max: 30 }),
         policyRate: policy,
+        lagMs: fc.option(fc.oneof(fc.integer({ min: 0, max: 400 }), fc.double({ min: 0, max: 400, noNaN: true })), {
+          nil: undefined,
+        }),
       }),
     },
     {

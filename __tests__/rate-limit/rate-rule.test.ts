@@ -1,9 +1,10 @@
 /**
  * The rate rule's answer to a believed reset (a spent quota's reset that one process holds for
- * proved): it pauses only if no success was counted since the server said the quota was spent. The
- * fleet's script runs the same rule (`__tests__/fleet/rate-rule-parity.test.ts`).
+ * proved): it pauses only if no success was counted since the server said the quota was spent; and
+ * its slow start when its holder hears the server late. The fleet's script runs the same rule
+ * (`__tests__/fleet/rate-rule-parity.test.ts`).
  */
-import { counted, engaged, RATE_RULE, throttled } from '../../lib/guards/rate-rule';
+import { counted, engaged, grown, RATE_RULE, throttled } from '../../lib/guards/rate-rule';
 import type { RateState } from '../../lib/guards/rate-rule';
 
 const { stepMs: STEP_MS } = RATE_RULE;
@@ -47,4 +48,43 @@ test('a pause that is no believed reset (a Retry-After) holds whatever was count
 test('heard in the step the quota was said spent: nothing could disprove it yet, so it holds nobody yet', () => {
   const saidAt = T0 + 3 * STEP_MS + 10;
   expect(pauseOf(withSuccessesAt([T0 + 100]), saidAt + 50, saidAt)).toBe(0);
+});
+
+describe('growth when the holder hears the server late (a fleet on a slow store)', () => {
+  /** The rate after `ms` of demand from the seed, its holder hearing the server `lagMs` late. */
+  const rateAfter = (ms: number, lagMs?: number): number =>
+    grown(engaged(T0, Infinity, undefined), T0 + ms, true, lagMs).ratePerSecond;
+
+  test('a process (no lag) doubles the rate every step in slow start', () => {
+    expect(rateAfter(3 * STEP_MS)).toBe(RATE_RULE.seedRate * 8);
+  });
+
+  test('a lag of a step or less changes nothing', () => {
+    expect(rateAfter(3 * STEP_MS, STEP_MS)).toBe(RATE_RULE.seedRate * 8);
+    expect(rateAfter(3 * STEP_MS, 40)).toBe(RATE_RULE.seedRate * 8);
+  });
+
+  test('a 300 ms lag doubles the rate once per 300 ms, not three times', () => {
+    expect(rateAfter(299, 300)).toBe(RATE_RULE.seedRate);
+    expect(rateAfter(300, 300)).toBe(RATE_RULE.seedRate * 2);
+    expect(rateAfter(900, 300)).toBe(RATE_RULE.seedRate * 8);
+  });
+
+  test('growth resumes from where the last step ended: takes every 25 ms on a lagging store add up', () => {
+    let state = engaged(T0, Infinity, undefined);
+    for (let t = 25; t <= 600; t += 25) state = grown(state, T0 + t, true, 250);
+    expect(state.ratePerSecond).toBe(RATE_RULE.seedRate * 4);
+    expect(state.stepAt).toBe(T0 + 500);
+  });
+
+  test('probing past a measured capacity also steps once per lag', () => {
+    const atTarget = { ...engaged(T0, Infinity, undefined), capacity: 100, ratePerSecond: 100 * RATE_RULE.targetShare };
+    const probed = grown(atTarget, T0 + 600, true, 300);
+    expect(probed.probeSteps).toBe(2);
+    expect(grown(atTarget, T0 + 600, true).probeSteps).toBe(6);
+    expect(probed.ratePerSecond).toBeCloseTo(
+      100 * RATE_RULE.targetShare * (1 + RATE_RULE.probe) * (1 + 2 * RATE_RULE.probe),
+      9,
+    );
+  });
 });

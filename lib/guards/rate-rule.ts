@@ -6,9 +6,10 @@
  *
  * An AIMD with slow start, paced rather than windowed:
  * - **engage**: at the first throttle the rate starts at `seedRate` (or a policy's ceiling);
- * - **grow**: while calls wait (demand above the rate), each `stepMs` doubles the rate until the
- *   first cut (slow start); then closes on the measured capacity, then probes past it slowly, so a
- *   server that allows more is found. Against a server that pauses callers, probing is gentle;
+ * - **grow**: while calls wait (demand above the rate), each `stepMs` (or the holder's lag behind
+ *   the server, if longer: the fleet's round trip to its store) doubles the rate until the first cut
+ *   (slow start); then closes on the measured capacity, then probes past it slowly, so a server that
+ *   allows more is found. Against a server that pauses callers, probing is gentle;
  * - **cut**: a throttle of a call sent after the last cut (plus `graceMs`: the fleet's send times
  *   reach that far ahead) sets the capacity to the successes of the last second and cuts the rate
  *   to `beta` of it (or halves it before a second was measured): a burst of throttles cuts once;
@@ -174,14 +175,20 @@ export function countedAfter(state: RateState, at: number): boolean {
   return false;
 }
 
-/** The rate after the steps since the last; it grows only with `demand` (calls waiting beyond the rate). */
-export function grown(state: RateState, now: number, demand: boolean): RateState {
+/**
+ * The rate after the steps since the last; it grows only with `demand` (calls waiting beyond the
+ * rate). `lagMs`: how late its holder hears the server (the fleet: a round trip to its store; a
+ * process: 0). A growth step is at least that long, as TCP's window grows per round trip: a fleet
+ * that grew every 100 ms would be several steps past the limit by the time it heard the throttle.
+ */
+export function grown(state: RateState, now: number, demand: boolean, lagMs = 0): RateState {
   // Time in a pause is no evidence the server allows more.
   if (now < state.pausedUntil) return { ...state, stepAt: now };
   const from = Math.max(state.stepAt, state.pauseEndsAt);
-  const steps = Math.floor((now - from) / R.stepMs);
+  const stepMs = Math.max(R.stepMs, lagMs);
+  const steps = Math.floor((now - from) / stepMs);
   if (steps <= 0) return from === state.stepAt ? state : { ...state, stepAt: from };
-  const stepAt = from + steps * R.stepMs;
+  const stepAt = from + steps * stepMs;
   if (!demand) return { ...state, stepAt };
   let { ratePerSecond: rate, probeSteps } = state;
   const { capacity, gentle } = state;

@@ -87,7 +87,8 @@ export function redisRateLimitStore(
     async take(key, count, successes, policyRate) {
       let reply: unknown[];
       try {
-        reply = await ask(take, key, takeArgs({ successes, policyRate }, count, HORIZON_MS));
+        // A growth step is at least a round trip: the fleet hears the server that much later.
+        reply = await ask(take, key, takeArgs({ successes, policyRate }, count, HORIZON_MS, roundTrips.longest()));
       } catch {
         return undefined;
       }

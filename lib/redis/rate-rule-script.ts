@@ -138,15 +138,16 @@ local function throttled(sentAt, pauseMs, graceMs, spentAt)
   paused(pauseMs)
 end
 
-local function grown(demand)
+local function grown(demand, lag)
   if now < s.pausedUntil then
     s.stepAt = now
     return
   end
   s.stepAt = math.max(s.stepAt, s.pauseEndsAt)
-  local steps = math.floor((now - s.stepAt) / stepMs)
+  local span = math.max(stepMs, lag)
+  local steps = math.floor((now - s.stepAt) / span)
   if steps <= 0 then return end
-  s.stepAt = s.stepAt + steps * stepMs
+  s.stepAt = s.stepAt + steps * span
   if not demand then return end
   local rate = s.ratePerSecond
   for _ = 1, math.min(steps, maxCatchUpSteps) do
@@ -176,7 +177,8 @@ end
 `;
 
 /**
- * Own ARGV: how many send times are asked for, and how far ahead they may be booked (ms). Counts the
+ * Own ARGV: how many send times are asked for, how far ahead they may be booked (ms), and how late
+ * the asker hears the fleet (its round trip to the store, ms: a growth step is at least that). Counts the
  * successes reported, takes a policy's rate, grows the rate for the steps since the last when the
  * schedule is booked ahead (demand above the rate), then grants send times up to the horizon;
  * `retryAt` says when asking again can be granted a batch. Replies (numbers as text): now, state,
@@ -184,13 +186,14 @@ end
  */
 export const TAKE_SCRIPT = `${PRELUDE}
 local count, horizon = tonumber(ARGV[${FIRST_OWN_ARG}]), tonumber(ARGV[${FIRST_OWN_ARG + 1}])
+local lag = tonumber(ARGV[${FIRST_OWN_ARG + 2}])
 if not on then
   return {fmt(now), 'off', count, fmt(now), '0', fmt(now), '0', '0', '0'}
 end
 counted(successes)
 if policy > 0 then withPolicy(policy) end
 local demand = s.nextAt > now
-grown(demand)
+grown(demand, lag)
 local granted, first, interval = booked(count, horizon)
 save()
 if demand then expire() end
@@ -239,10 +242,11 @@ const ruleArgs = (report: ScriptReport): number[] => [
   report.policyRate ?? 0,
 ];
 
-export const takeArgs = (report: ScriptReport, count: number, horizonMs: number): number[] => [
+export const takeArgs = (report: ScriptReport, count: number, horizonMs: number, lagMs = 0): number[] => [
   ...ruleArgs(report),
   count,
   horizonMs,
+  lagMs,
 ];
 
 export const throttleArgs = (
