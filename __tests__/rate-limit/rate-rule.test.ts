@@ -1,8 +1,8 @@
 /**
  * The rate rule's answer to a believed reset (a spent quota's reset that one process holds for
  * proved): it pauses only if no success was counted since the server said the quota was spent; and
- * its slow start when its holder hears the server late. The fleet's script runs the same rule
- * (`__tests__/fleet/rate-rule-parity.test.ts`).
+ * its slow start when its holder hears the server late; and a cut whose window counted too few
+ * successes to believe. The fleet's script runs the same rule (`__tests__/fleet/rate-rule-parity.test.ts`).
  */
 import { counted, engaged, grown, RATE_RULE, throttled } from '../../lib/guards/rate-rule';
 import type { RateState } from '../../lib/guards/rate-rule';
@@ -86,5 +86,39 @@ describe('growth when the holder hears the server late (a fleet on a slow store)
       100 * RATE_RULE.targetShare * (1 + RATE_RULE.probe) * (1 + 2 * RATE_RULE.probe),
       9,
     );
+  });
+});
+
+describe('a throttle whose window counted too few successes to believe', () => {
+  /** Slow start from the seed for `ms` of demand, then `successes` counted just before a throttle at `ms`. */
+  function cutAfter(ms: number, successes: number, from: RateState = engaged(T0, Infinity, undefined)): RateState {
+    let state = grown(from, T0 + ms, true);
+    if (successes > 0) state = counted(state, T0 + ms - 1, successes);
+    return throttled(state, T0 + ms, { sentAt: T0 + ms, pauseMs: undefined, graceMs: 0 });
+  }
+
+  test('in slow start: the rate halves and slow start goes on (not one call a second)', () => {
+    // 300 ms of demand: 20 -> 160 a second; nothing answered yet, so nothing measured.
+    const cut = cutAfter(300, 0);
+    expect(cut.ratePerSecond).toBe((RATE_RULE.seedRate * 8) / 2);
+    expect(cut.capacity).toBeUndefined();
+    expect(grown(cut, T0 + 300 + STEP_MS, true).ratePerSecond).toBe(RATE_RULE.seedRate * 8);
+  });
+
+  test('successes at an eighth of the rate or more are believed: the cut goes to beta of them', () => {
+    // 6 successes in 300 ms: 20 a second, an eighth of 160.
+    const cut = cutAfter(300, 6);
+    expect(cut.capacity).toBeCloseTo(20, 6);
+    expect(cut.ratePerSecond).toBeCloseTo(20 * RATE_RULE.beta, 6);
+    // 5: under an eighth, not believed.
+    expect(cutAfter(300, 5).capacity).toBeUndefined();
+  });
+
+  test('with a capacity known, the last estimate stands', () => {
+    const known = { ...engaged(T0, Infinity, undefined), capacity: 100, ratePerSecond: 98 };
+    // One success in the window: about one a second, which was the rate before this rule.
+    const cut = cutAfter(900, 1, known);
+    expect(cut.capacity).toBe(100);
+    expect(cut.ratePerSecond).toBeCloseTo(100 * RATE_RULE.beta, 6);
   });
 });

@@ -11,8 +11,9 @@
  *   (slow start); then closes on the measured capacity, then probes past it slowly, so a server that
  *   allows more is found. Against a server that pauses callers, probing is gentle;
  * - **cut**: a throttle of a call sent after the last cut (plus `graceMs`: the fleet's send times
- *   reach that far ahead) sets the capacity to the successes of the last second and cuts the rate
- *   to `beta` of it (or halves it before a second was measured): a burst of throttles cuts once;
+ *   reach that far ahead) sets the capacity to the successes of the last second, if there are
+ *   enough to believe, and cuts the rate to `beta` of it (or halves it before a capacity was
+ *   measured): a burst of throttles cuts once;
  * - **pause**: a server's wait holds every send time until it ends.
  * Switching off again (`relaxMs` without a throttle) is the holder's: a process relaxes when its
  * queue is empty, the fleet's Redis hash expires.
@@ -32,6 +33,13 @@ export const RATE_RULE = {
   minRate: 1,
   /** The share of the measured capacity a cut goes down to. */
   beta: 0.95,
+  /**
+   * A capacity measured under this share of the rate that drew the throttle is not believed: slow
+   * start passes the limit by at most a few doublings before it hears, so fewer successes mean the
+   * window told too little (answers not back yet, a window mostly held), not that the server grants
+   * almost nothing. The last estimate stands, or before one the rate halves and slow start goes on.
+   */
+  leastBelieved: 0.125,
   /** The share of the capacity growth closes on before probing past it. */
   targetShare: 0.98,
   /** How much of the gap to the target one step closes, plus a floor per step (per second). */
@@ -149,8 +157,10 @@ export interface ThrottleFacts {
 export function throttled(state: RateState, now: number, facts: ThrottleFacts): RateState {
   if (facts.sentAt < state.lastCutAt + facts.graceMs) return state;
   const next = counted(state, now, 0);
-  // Without half a second of answers to measure (a pause just ended), the last estimate stands.
-  const capacity = measured(next, now) ?? next.capacity;
+  // Without half a second of answers to measure (a pause just ended), the last estimate stands; so it
+  // does when the successes counted are too few to believe (see `leastBelieved`).
+  const fresh = measured(next, now);
+  const capacity = fresh !== undefined && fresh >= next.ratePerSecond * R.leastBelieved ? fresh : next.capacity;
   // Never above beta of the rate that drew the throttle: a noisy estimate cannot make a cut a raise.
   const cut = capacity === undefined ? next.ratePerSecond / 2 : capacity * R.beta;
   const ratePerSecond = Math.max(R.minRate, Math.min(next.ratePerSecond * R.beta, cut, next.ceiling));

@@ -127,7 +127,7 @@ local function throttled(sentAt, pauseMs, graceMs, spentAt)
   if sentAt < s.lastCutAt + graceMs then return end
   counted(0)
   local m = measured()
-  if m ~= nil then s.capacity = m end
+  if m ~= nil and m >= s.ratePerSecond * leastBelieved then s.capacity = m end
   local cut = s.capacity >= 0 and s.capacity * beta or s.ratePerSecond / 2
   s.ratePerSecond = math.max(minRate, math.min(s.ratePerSecond * beta, cut, ceiling()))
   s.lastCutAt, s.probeSteps = now, 0
