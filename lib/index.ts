@@ -39,6 +39,7 @@ export type {
   RateLimitFleetState,
   RateLimitGrant,
   RateLimitOptions,
+  PacingThrottle,
   RateLimitPacing,
   RateLimitReport,
   RateLimitSchedule,

@@ -9,7 +9,7 @@ import { budgetNumber, budgetSettings } from '../policy/guard-options';
 import { typed } from '../policy/validate';
 import { LocalBudget } from './local-budget';
 import { StoreHealth, warnOnce } from './store-health';
-import type { BudgetStore, RetryBudgetLike, RetryBudgetState, StoreEvent } from '../types';
+import type { BudgetSettings, BudgetStore, RetryBudgetLike, RetryBudgetState, StoreEvent } from '../types';
 
 /** Options of `new RetryBudget()`; every field is optional. */
 export interface RetryBudgetOptions {
@@ -59,8 +59,6 @@ export interface RetryBudgetOptions {
 }
 
 export class RetryBudget implements RetryBudgetLike {
-  /** The resolved settings. */
-  readonly options: { ratio: number; minPerSecond: number; windowMs: number };
   private readonly local: LocalBudget;
   private readonly store: BudgetStore | undefined;
   private readonly flushIntervalMs: number;
@@ -77,9 +75,8 @@ export class RetryBudget implements RetryBudgetLike {
     if (options.now !== undefined && typeof options.now !== 'function') {
       throw new TypeError(`axios-resilience: budget.now must be a function, got ${typed(options.now)}`);
     }
-    this.options = { ratio, minPerSecond, windowMs };
     const now = options.now ?? systemClock;
-    this.local = new LocalBudget(this.options, now);
+    this.local = new LocalBudget({ ratio, minPerSecond, windowMs }, now);
     this.store = options.store;
     const store = DEFAULTS.budgetStore;
     this.flushIntervalMs = budgetNumber('flushIntervalMs', options.flushIntervalMs, store.flushIntervalMs, true);
@@ -89,6 +86,11 @@ export class RetryBudget implements RetryBudgetLike {
       options.onStoreEvent ?? warnOnce('retry budget store', 'using the local budget'),
       now,
     );
+  }
+
+  /** The resolved settings. */
+  get options(): BudgetSettings {
+    return this.local.options;
   }
 
   /** Counts a first attempt. With a store, the count is batched and handed over later. */

@@ -52,14 +52,17 @@ export class LocalBudget implements RetryBudgetLike {
 
   /** Takes one retry; `false` when the bucket is spent. */
   tryWithdraw(): boolean {
-    // Expire the old slots before counting what is available.
-    this.slot();
-    return this.note(this.available() >= 1);
+    // The slot first: it expires the old ones before what is available is counted.
+    const index = this.slot();
+    return this.count(index, this.available() >= 1);
   }
 
   /** Counts a retry granted (or refused) elsewhere, e.g. by a shared store. Returns `granted`. */
   note(granted: boolean): boolean {
-    const index = this.slot();
+    return this.count(this.slot(), granted);
+  }
+
+  private count(index: number, granted: boolean): boolean {
     if (!granted) {
       this.refusedTotal += 1;
       return false;

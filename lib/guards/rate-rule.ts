@@ -157,10 +157,8 @@ export interface ThrottleFacts {
 export function throttled(state: RateState, now: number, facts: ThrottleFacts): RateState {
   if (facts.sentAt < state.lastCutAt + facts.graceMs) return state;
   const next = counted(state, now, 0);
-  // Without half a second of answers to measure (a pause just ended), the last estimate stands; so it
-  // does when the successes counted are too few to believe (see `leastBelieved`).
-  const fresh = measured(next, now);
-  const capacity = fresh !== undefined && fresh >= next.ratePerSecond * R.leastBelieved ? fresh : next.capacity;
+  // Without a measurement to believe (a pause just ended, too few successes), the last estimate stands.
+  const capacity = measured(next, now) ?? next.capacity;
   // Never above beta of the rate that drew the throttle: a noisy estimate cannot make a cut a raise.
   const cut = capacity === undefined ? next.ratePerSecond / 2 : capacity * R.beta;
   const ratePerSecond = Math.max(R.minRate, Math.min(next.ratePerSecond * R.beta, cut, next.ceiling));
@@ -241,7 +239,10 @@ export function booked(state: RateState, now: number, count: number, aheadMs: nu
   return { state: { ...state, nextAt: first + granted * intervalMs }, granted, first, intervalMs };
 }
 
-/** Successes per second over the last second (since engaging, and out of a long pause), once enough was measured. */
+/**
+ * Successes per second over the last second (since engaging, and out of a long pause), once enough was
+ * measured to believe: long enough, and at least `leastBelieved` of the rate.
+ */
 export function measured(state: RateState, now: number): number | undefined {
   const since = now - Math.max(state.engagedAt, state.pauseEndsAt);
   if (since < 2 * R.stepMs) return undefined;
@@ -256,8 +257,8 @@ export function measured(state: RateState, now: number): number | undefined {
     return (sum * 1000) / Math.max(R.stepMs, Math.min(since, (counted - 1) * R.stepMs + into));
   };
   // Past slow start a short window would read the burst a server grants after a pause as its rate.
-  if (state.capacity !== undefined) {
-    return since < (R.windowSteps * R.stepMs) / 2 ? undefined : rateOver(R.windowSteps);
-  }
-  return Math.max(rateOver(R.windowSteps), rateOver(R.recentSteps));
+  if (state.capacity !== undefined && since < (R.windowSteps * R.stepMs) / 2) return undefined;
+  const rate =
+    state.capacity !== undefined ? rateOver(R.windowSteps) : Math.max(rateOver(R.windowSteps), rateOver(R.recentSteps));
+  return rate >= state.ratePerSecond * R.leastBelieved ? rate : undefined;
 }

@@ -15,6 +15,7 @@ export { SharedPacing } from './shared-pacing';
 export type {
   RateLimitStore,
   RateLimitSchedule,
+  PacingThrottle,
   RateLimitPacing,
   RateLimitGrant,
   RateLimitReport,

@@ -109,11 +109,11 @@ local function measured()
     for i = s.lastStep - n + 1, s.lastStep do sum = sum + (tonumber(redis.call('HGET', K, 'b' .. i)) or 0) end
     return sum * 1000 / math.max(stepMs, math.min(since, (n - 1) * stepMs + into))
   end
-  if s.capacity >= 0 then
-    if since < windowSteps * stepMs / 2 then return nil end
-    return rateOver(windowSteps)
-  end
-  return math.max(rateOver(windowSteps), rateOver(recentSteps))
+  if s.capacity >= 0 and since < windowSteps * stepMs / 2 then return nil end
+  local rate
+  if s.capacity >= 0 then rate = rateOver(windowSteps) else rate = math.max(rateOver(windowSteps), rateOver(recentSteps)) end
+  if rate < s.ratePerSecond * leastBelieved then return nil end
+  return rate
 end
 
 local function countedAfter(at)
@@ -127,7 +127,7 @@ local function throttled(sentAt, pauseMs, graceMs, spentAt)
   if sentAt < s.lastCutAt + graceMs then return end
   counted(0)
   local m = measured()
-  if m ~= nil and m >= s.ratePerSecond * leastBelieved then s.capacity = m end
+  if m ~= nil then s.capacity = m end
   local cut = s.capacity >= 0 and s.capacity * beta or s.ratePerSecond / 2
   s.ratePerSecond = math.max(minRate, math.min(s.ratePerSecond * beta, cut, ceiling()))
   s.lastCutAt, s.probeSteps = now, 0

@@ -1,4 +1,4 @@
-import type { RateLimitGrant, RateLimitPacing, RateLimitSchedule } from '../types';
+import type { PacingThrottle, RateLimitGrant, RateLimitPacing, RateLimitSchedule } from '../types';
 import { ClockOffset } from './clock-offset';
 import { HeldSlots } from './held-slots';
 import { RoundTrips } from './round-trips';
@@ -90,15 +90,7 @@ export class SharedPacing implements RateLimitPacing {
    * The fleet decides (a throttle of a burst it already answered holds nobody); the send times this
    * process holds that fall in the fleet's pause are dropped when its answer comes.
    */
-  throttled(
-    throttle: {
-      sentAt: number;
-      pauseMs?: number | undefined;
-      policyRate?: number | undefined;
-      spentAt?: number | undefined;
-    },
-    now: number,
-  ): void {
+  throttled(throttle: PacingThrottle, now: number): void {
     if (throttle.policyRate !== undefined) this.policyRate = throttle.policyRate;
     if (!this.active) return;
     const successes = this.successes;

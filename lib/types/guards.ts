@@ -96,6 +96,14 @@ export interface RetryBudgetLike {
   flush(): Promise<void>;
 }
 
+/** A throttle as a process hands it to the fleet's pacing (times: the process's ms). */
+export interface PacingThrottle {
+  sentAt: number;
+  pauseMs?: number | undefined;
+  policyRate?: number | undefined;
+  spentAt?: number | undefined;
+}
+
 /** `off`: calls to the origin go straight out. `on`: they are paced through its queue. */
 export type LimiterState = 'off' | 'on';
 
@@ -216,15 +224,7 @@ export interface RateLimitPacing {
    * A throttle this process saw (`sentAt`: local ms; `-Infinity` for an attempt that was not paced;
    * `spentAt`, local ms: when the server said the quota was spent, for a pause that is its reset).
    */
-  throttled(
-    throttle: {
-      sentAt: number;
-      pauseMs?: number | undefined;
-      policyRate?: number | undefined;
-      spentAt?: number | undefined;
-    },
-    now: number,
-  ): void;
+  throttled(throttle: PacingThrottle, now: number): void;
   /** The server's policy states its rate. */
   hinted(policyRate: number | undefined): void;
   close(): void;
