@@ -16,6 +16,8 @@ export interface ServerOptions {
   outage?: { startAt: number; endAt: number };
   /** Fail the first request of every call, telling calls apart by this request header (a blip). */
   failFirstBy?: string;
+  /** Fail this share of requests, drawn at random (seeded): a server or proxy that refuses some calls whatever the rate. */
+  failShare?: { share: number; seed: number };
   /** The status of a failure (default 503), and headers sent with it, e.g. `{ 'retry-after': '1' }`. */
   failStatus?: number;
   failHeaders?: Record<string, string>;
@@ -41,11 +43,21 @@ export interface ServerStats {
   steadyThrottled: number;
   /** Requests that arrived between the outage's start and end. */
   duringOutage: number;
+  /** Requests answered with the failure status (`failStatus`). */
+  failed: number;
 }
 
 let options: ServerOptions = {};
 let random = Math.random;
-const zero = (): ServerStats => ({ requests: 0, duringOutage: 0, throttled: 0, steadyRequests: 0, steadyThrottled: 0 });
+let failDraw = Math.random;
+const zero = (): ServerStats => ({
+  requests: 0,
+  duringOutage: 0,
+  throttled: 0,
+  steadyRequests: 0,
+  steadyThrottled: 0,
+  failed: 0,
+});
 let stats: ServerStats = zero();
 let tokens = 0;
 let filledAt = 0;
@@ -95,6 +107,8 @@ function answer(req: IncomingMessage, now: number): { fail: boolean; delayMs: nu
     failedOnce.add(call);
     fail = true;
   }
+  if (options.failShare !== undefined && failDraw() < options.failShare.share) fail = true;
+  if (fail) stats.failed++;
   let delayMs = 0;
   if (options.latency !== undefined) {
     const [low, high] = random() < options.latency.slowShare ? options.latency.slowMs : options.latency.fastMs;
@@ -136,6 +150,7 @@ process.on('message', (message: Message) => {
   if (message.type === 'configure') {
     options = message.options;
     random = options.latency === undefined ? Math.random : seededRandom(options.latency.seed);
+    failDraw = options.failShare === undefined ? Math.random : seededRandom(options.failShare.seed);
     failedOnce.clear();
     tokens = options.bucket?.burst ?? 0;
     filledAt = Date.now();

@@ -42,6 +42,8 @@ type Event =
       policyRate: number | undefined;
       /** A pause that is a believed reset: how long ago the quota was said to be spent. */
       spentAgeMs?: number | undefined;
+      /** Nothing but the status said it was a throttle: within the rule's noise share it cuts nothing. */
+      hintless?: boolean | undefined;
     };
 
 interface Booking {
@@ -67,7 +69,13 @@ function ruleThrottle(state: RateState | undefined, now: number, e: Extract<Even
   let s = counted(state, now, e.successes);
   if (e.policyRate !== undefined) s = withPolicy(s, e.policyRate);
   const spentAt = e.spentAgeMs === undefined ? undefined : now - e.spentAgeMs;
-  return throttled(s, now, { sentAt: now - e.ageMs, pauseMs: e.pauseMs, graceMs: HORIZON_MS, spentAt });
+  return throttled(s, now, {
+    sentAt: now - e.ageMs,
+    pauseMs: e.pauseMs,
+    graceMs: HORIZON_MS,
+    spentAt,
+    hintless: e.hintless,
+  });
 }
 
 /** The fleet's hash read back as a `RateState` (absent: the fleet is off). */
@@ -77,9 +85,13 @@ async function stored(key: string): Promise<RateState | undefined> {
   const n = (name: string) => Number(hash[name]);
   const lastStep = n('lastStep');
   const successes: number[] = [];
-  for (let step = lastStep - RATE_RULE.windowSteps + 1; step <= lastStep; step++) successes.push(n(`b${step}`) || 0);
+  const refusals: number[] = [];
+  for (let step = lastStep - RATE_RULE.windowSteps + 1; step <= lastStep; step++) {
+    successes.push(n(`b${step}`) || 0);
+    refusals.push(n(`z${step}`) || 0);
+  }
   // Only the window's buckets are kept.
-  const buckets = Object.keys(hash).filter((name) => name.startsWith('b'));
+  const buckets = Object.keys(hash).filter((name) => /^[bz]\d/.test(name));
   for (const name of buckets) expect(Number(name.slice(1))).toBeGreaterThan(lastStep - RATE_RULE.windowSteps);
   return {
     ratePerSecond: n('ratePerSecond'),
@@ -94,6 +106,7 @@ async function stored(key: string): Promise<RateState | undefined> {
     gentle: n('gentle') === 1,
     engagedAt: n('engagedAt'),
     successes,
+    refusals,
     lastStep,
   };
 }
@@ -115,6 +128,7 @@ async function agree(events: Event[], start = 1_700_000_000_000.5): Promise<numb
         pauseMs: e.pauseMs,
         graceMs: HORIZON_MS,
         spentAgeMs: e.spentAgeMs,
+        hintless: e.hintless,
       });
       await client.eval(THROTTLE_SCRIPT, 1, key, ...args);
     } else {
@@ -155,6 +169,7 @@ const throttle = (
   policyRate?: number,
   successes = 0,
   spentAgeMs?: number,
+  hintless?: boolean,
 ): Event => ({
   kind: 'throttle',
   gapMs,
@@ -163,7 +178,11 @@ const throttle = (
   successes,
   policyRate,
   spentAgeMs,
+  hintless,
 });
+/** A throttle with no hint (a bare 429), `successes` reported with it. */
+const bare = (gapMs: number, successes = 0): Event =>
+  throttle(gapMs, 5, undefined, undefined, successes, undefined, true);
 
 test('slow start, a cut on a measured capacity, closing on it, probing past it, and a pause that makes probing gentle', async () => {
   const events: Event[] = [throttle(0, 0)];
@@ -206,6 +225,22 @@ test('a believed reset holds the fleet only if no process counted a success sinc
   await agree(events);
 });
 
+test('throttles with no hint cut nothing within the noise share of the answers since the cut, and cut past it', async () => {
+  const events: Event[] = [bare(0)];
+  // Slow start, then a cut on the measured successes (a bare throttle in slow start cuts as any does).
+  for (let i = 0; i < 6; i++) events.push(take(40, 30, 5));
+  events.push(bare(10));
+  // 150 answers since the cut: the first bare throttles are within 2 % of them.
+  for (let i = 0; i < 30; i++) events.push(take(40, 20, 5));
+  events.push(bare(5), bare(5, 2), bare(5), bare(5));
+  // A burst of them passes it: one cut; and a throttle with a hint cuts at once after it.
+  for (let i = 0; i < 6; i++) events.push(bare(1));
+  for (let i = 0; i < 10; i++) events.push(take(40, 20, 5));
+  events.push(throttle(5, 5, 50));
+  for (let i = 0; i < 10; i++) events.push(take(40, 20, 5));
+  await agree(events);
+});
+
 test('a fleet engaged under a policy, and at the lowest rate', async () => {
   const events: Event[] = [throttle(0, 0, 400, 5)];
   for (let i = 0; i < 10; i++) events.push(take(90, 5, 1));
@@ -244,6 +279,7 @@ test('any sequence of takes and throttles leaves the script and the rule in the 
           fc.oneof(fc.integer({ min: 0, max: 1500 }), fc.double({ min: 0, max: 1500, noNaN: true })),
           { nil: undefined },
         ),
+        hintless: fc.option(fc.boolean(), { nil: undefined }),
       }),
     },
   );

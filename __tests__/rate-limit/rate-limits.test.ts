@@ -5,6 +5,7 @@
 import type { AxiosError } from 'axios';
 import { retryPlugin } from '../../lib';
 import type { RateLimitEvent, RateLimitSchedule, RateLimitStore, RetryEvent, RetryPluginOptions } from '../../lib';
+import { RateLimiter } from '../../lib/guards/rate-limiter';
 import { SharedPacing } from '../../lib/redis';
 import { client, closePlugins, rejection } from '../support/helpers';
 import { serverPerTest, until } from '../support/test-server';
@@ -205,6 +206,31 @@ describe('a success whose headers say the quota is spent engages the limiter bef
     await http.get(`${t.server.url}/a`);
     await http.get(`${t.server.url}/b`);
     expect(plugin.limiter(t.server.url)).toBeUndefined();
+  });
+});
+
+describe('a throttle that says nothing but its status reaches the limiter as such (within a small share it is noise)', () => {
+  const answers: Array<[string, number, Record<string, string>, boolean]> = [
+    ['a bare 429', 429, {}, true],
+    ['a 429 with Retry-After: 0', 429, { 'retry-after': '0' }, false],
+    ['a 429 with retry-after-ms', 429, { 'retry-after-ms': '5' }, false],
+    ['a 429 with X-RateLimit fields', 429, { 'x-ratelimit-limit': '10', 'x-ratelimit-remaining': '3' }, false],
+    ['a 429 with the IETF RateLimit field', 429, { ratelimit: '"w";r=3;t=1' }, false],
+    ['a 503 with retry-after-ms', 503, { 'retry-after-ms': '5' }, false],
+  ];
+  test.each(answers)('%s', async (_name, status, headers, hintless) => {
+    const told = jest.spyOn(RateLimiter.prototype, 'throttled');
+    try {
+      t.handler = (_req, res, index) =>
+        index === 0 ? res.writeHead(status, headers).end('slow down') : res.writeHead(200).end('ok');
+      const { http } = client({ baseDelayMs: 1 });
+      await http.get(`${t.server.url}/t`);
+      expect(t.server.requests).toHaveLength(2);
+      expect(told).toHaveBeenCalledTimes(1);
+      expect(told.mock.calls[0]![0]).toMatchObject({ hintless });
+    } finally {
+      told.mockRestore();
+    }
   });
 });
 

@@ -2,9 +2,11 @@
  * The rate rule's answer to a believed reset (a spent quota's reset that one process holds for
  * proved): it pauses only if no success was counted since the server said the quota was spent; and
  * its slow start when its holder hears the server late; and a cut whose window counted too few
- * successes to believe. The fleet's script runs the same rule (`__tests__/fleet/rate-rule-parity.test.ts`).
+ * successes to believe; and throttles with no hint, which cut only past a small share of the answers
+ * (a server that refuses some calls at random, whatever the rate, must not take the rate down). The
+ * fleet's script runs the same rule (`__tests__/fleet/rate-rule-parity.test.ts`).
  */
-import { counted, engaged, grown, RATE_RULE, throttled } from '../../lib/guards/rate-rule';
+import { booked, counted, engaged, grown, RATE_RULE, throttled } from '../../lib/guards/rate-rule';
 import type { RateState } from '../../lib/guards/rate-rule';
 
 const { stepMs: STEP_MS } = RATE_RULE;
@@ -120,5 +122,130 @@ describe('a throttle whose window counted too few successes to believe', () => {
     const cut = cutAfter(900, 1, known);
     expect(cut.capacity).toBe(100);
     expect(cut.ratePerSecond).toBeCloseTo(100 * RATE_RULE.beta, 6);
+  });
+});
+
+describe("throttles with no hint since the last cut: up to 2 % of the window's answers (and one more) cut nothing", () => {
+  const CUT_AT = T0 + 500;
+  /** Past slow start: a cut at `CUT_AT` with 100 successes a second measured, then `successes` more over the next 800 ms. */
+  function afterCut(successes: number): RateState {
+    let state = engaged(T0, Infinity, undefined);
+    for (let i = 0; i < 50; i++) state = counted(state, T0 + i * 10, 1);
+    state = throttled(state, CUT_AT, { sentAt: CUT_AT, pauseMs: undefined, graceMs: 0 });
+    for (let i = 0; i < successes; i++) state = counted(state, CUT_AT + 100 + (i * 800) / successes, 1);
+    return state;
+  }
+  const bare = (state: RateState, now: number): RateState =>
+    throttled(state, now, { sentAt: now - 20, pauseMs: undefined, graceMs: 0, hintless: true });
+
+  test('one among 200 answers: no cut', () => {
+    const state = afterCut(199);
+    expect(state.capacity).toBeDefined();
+    const after = bare(state, CUT_AT + 950);
+    expect(after.ratePerSecond).toBe(state.ratePerSecond);
+    expect(after.lastCutAt).toBe(CUT_AT);
+  });
+
+  test('past 2 % of them: the throttle that passes it cuts', () => {
+    let state = afterCut(200);
+    const rate = state.ratePerSecond;
+    // The 5th of 205 answers leaves 4 refusals besides itself, within 2 % (4.1); the 6th does not.
+    for (let i = 1; i <= 5; i++) state = bare(state, CUT_AT + 950 + i);
+    expect(state.lastCutAt).toBe(CUT_AT);
+    state = bare(state, CUT_AT + 956);
+    expect(state.lastCutAt).toBe(CUT_AT + 956);
+    expect(state.ratePerSecond).toBeLessThan(rate);
+  });
+
+  test('a throttle with a hint (a wait, a quota, a policy) cuts at once, however few', () => {
+    const state = afterCut(199);
+    const after = throttled(state, CUT_AT + 950, { sentAt: CUT_AT + 930, pauseMs: 50, graceMs: 0 });
+    expect(after.lastCutAt).toBe(CUT_AT + 950);
+    expect(after.ratePerSecond).toBeLessThan(state.ratePerSecond);
+  });
+
+  test('in slow start (no capacity measured yet) a bare throttle cuts as any does', () => {
+    let state = engaged(T0, Infinity, undefined);
+    for (let i = 0; i < 30; i++) state = counted(state, T0 + i * 10, 1);
+    const after = bare(state, T0 + 400);
+    expect(after.lastCutAt).toBe(T0 + 400);
+  });
+
+  test('the refusals a cut answered are not held against the rate it set', () => {
+    let state = afterCut(200);
+    for (let i = 1; i <= 6; i++) state = bare(state, CUT_AT + 950 + i);
+    expect(state.lastCutAt).toBe(CUT_AT + 956);
+    // Sent after that cut: the first refusal since it, among 200 answers.
+    state = bare(state, CUT_AT + 1000);
+    expect(state.lastCutAt).toBe(CUT_AT + 956);
+  });
+});
+
+describe('the rule against two servers, driven for 20 s (calls offered at 500 a second, answered 20 ms later)', () => {
+  const TICK_MS = 5;
+  const LATENCY_MS = 20;
+  const OFFERED = 500;
+
+  /**
+   * Open-loop demand through the rule: off (every call goes) until the first throttle, then calls
+   * wait their turn at its rate. `refuses(sentAt, n)` is the server: whether it refuses the n-th
+   * request (a bare 429). Returns what the server saw over the last 10 s, per second.
+   */
+  function drive(refuses: (sentAt: number, n: number) => boolean): { successes: number; refusals: number } {
+    let state: RateState | undefined;
+    let waiting = 0;
+    let sent = 0;
+    const inFlight: Array<{ sentAt: number; refused: boolean }> = [];
+    let successes = 0;
+    let refusals = 0;
+    const seconds = 20;
+    for (let now = T0; now < T0 + seconds * 1000; now += TICK_MS) {
+      while (inFlight.length > 0 && inFlight[0]!.sentAt + LATENCY_MS <= now) {
+        const { sentAt, refused } = inFlight.shift()!;
+        const late = sentAt >= T0 + (seconds - 10) * 1000;
+        if (refused) {
+          if (late) refusals++;
+          state =
+            state === undefined
+              ? engaged(now, Infinity, undefined)
+              : throttled(state, now, { sentAt, pauseMs: undefined, graceMs: 0, hintless: true });
+        } else {
+          if (late) successes++;
+          if (state !== undefined) state = counted(state, now, 1);
+        }
+      }
+      // It grows while calls wait beyond its rate (a backlog left from the last tick).
+      if (state !== undefined) state = grown(state, now, waiting >= 1);
+      waiting += (OFFERED * TICK_MS) / 1000;
+      while (waiting >= 1 && (state === undefined || (now >= state.nextAt && now >= state.pausedUntil))) {
+        if (state !== undefined) state = booked(state, now, 1, 0).state;
+        inFlight.push({ sentAt: now, refused: refuses(now, ++sent) });
+        waiting--;
+      }
+    }
+    return { successes: successes / 10, refusals: refusals / 10 };
+  }
+
+  test('one request in a hundred refused at random: the calls still go at the rate offered', () => {
+    // Before: each such refusal cut the rate, which settled near a fifth of the offer.
+    const { successes, refusals } = drive((_at, n) => n % 100 === 0);
+    expect(successes + refusals).toBeGreaterThan(OFFERED * 0.95);
+    expect(refusals / (successes + refusals)).toBeLessThan(0.012);
+  });
+
+  test('a limit of 200 a second: paced to it, with a few refusals', () => {
+    let tokens = 5;
+    let last = T0;
+    const bucket = (at: number): boolean => {
+      tokens = Math.min(5, tokens + ((at - last) * 200) / 1000);
+      last = at;
+      if (tokens < 1) return true;
+      tokens--;
+      return false;
+    };
+    const { successes, refusals } = drive((at) => bucket(at));
+    expect(successes).toBeGreaterThan(190);
+    expect(successes).toBeLessThanOrEqual(201);
+    expect(refusals / (successes + refusals)).toBeLessThan(0.05);
   });
 });

@@ -77,7 +77,8 @@ export function observe(run: CallRun, attempt: Attempt): void {
   if (isThrottle(status, waitMs, hint)) {
     run.pushback = { throttled: true, quotaWaitMs: spentForMs(hint) };
     const limiter = existing ?? limiters.for(run.limiterKey);
-    limiter.throttled({ sentAt: run.sentAt, policyRate: rate, ...hold });
+    const hintless = waitMs === undefined && hint === undefined;
+    limiter.throttled({ sentAt: run.sentAt, policyRate: rate, ...hold, hintless });
   } else if (existing?.state === 'on') {
     existing.succeeded();
     if (quotaSpent(hint)) existing.spentOnSuccess(hold);

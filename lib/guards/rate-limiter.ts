@@ -35,6 +35,8 @@ export interface Throttle {
    * origin once the key's resets are known to be real (see `confirmedReset`).
    */
   resetMs?: number | undefined;
+  /** Nothing but the status said it was a throttle: no wait, no quota, no policy (see `RATE_RULE.noise`). */
+  hintless?: boolean | undefined;
 }
 
 export class RateLimiter implements RateLimiterView {
@@ -151,16 +153,16 @@ export class RateLimiter implements RateLimiterView {
     // The fleet hears it first, so the send times this limiter then asks for follow the report. A
     // reset this process believes is checked against the fleet's successes since the quota was said
     // spent (now, if no such word stands: then it holds nobody yet).
-    const { sentAt, policyRate } = throttle;
+    const { sentAt, policyRate, hintless } = throttle;
     const spentAt = reset === undefined ? undefined : (reset.spentAt ?? now);
-    this.pacing?.throttled({ sentAt, pauseMs, policyRate, spentAt }, now);
+    this.pacing?.throttled({ sentAt, pauseMs, policyRate, spentAt, hintless }, now);
     if (this.rule === undefined) {
       const ceiling = throttle.policyRate === undefined ? Infinity : throttle.policyRate * RATE_RULE.policyShare;
       this.engage(now, engaged(now, ceiling, pauseMs));
       return;
     }
     const rule = throttle.policyRate === undefined ? this.rule : withPolicy(this.rule, throttle.policyRate);
-    this.rule = throttled(rule, now, { sentAt: throttle.sentAt, pauseMs, graceMs: 0 });
+    this.rule = throttled(rule, now, { sentAt, pauseMs, graceMs: 0, hintless });
     this.schedule(now);
   }
 

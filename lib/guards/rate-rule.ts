@@ -13,7 +13,10 @@
  * - **cut**: a throttle of a call sent after the last cut (plus `graceMs`: the fleet's send times
  *   reach that far ahead) sets the capacity to the successes of the last second, if there are
  *   enough to believe, and cuts the rate to `beta` of it (or halves it before a capacity was
- *   measured): a burst of throttles cuts once;
+ *   measured): a burst of throttles cuts once. Past slow start, a throttle that says nothing but
+ *   its status cuts only once such throttles since the last cut pass a small share of the answers
+ *   (`noise`): a server or proxy that refuses a share of calls at random refuses it at any rate,
+ *   and cutting for each took the rate down to a trickle;
  * - **pause**: a server's wait holds every send time until it ends.
  * Switching off again (`relaxMs` without a throttle) is the holder's: a process relaxes when its
  * queue is empty, the fleet's Redis hash expires.
@@ -59,6 +62,12 @@ export const RATE_RULE = {
   maxCatchUpSteps: 50,
   /** Rates compared within this (the fleet's hash keeps numbers as text). */
   epsilon: 1e-6,
+  /**
+   * Throttles without a hint (no wait, no quota, no policy) since the last cut, up to this share of
+   * the window's answers and one more, cut nothing. Refusals that do not depend on the rate
+   * stay under it; a limit passed by the probe soon passes it (a few more refusals per probe).
+   */
+  noise: 0.02,
 } as const;
 
 const R = RATE_RULE;
@@ -85,6 +94,8 @@ export interface RateState {
   engagedAt: number;
   /** Successes counted per step, oldest first; the last is step `lastStep` (`floor(t / stepMs)`). */
   successes: number[];
+  /** Throttles counted per step since the last cut, as `successes`. */
+  refusals: number[];
   lastStep: number;
 }
 
@@ -103,6 +114,7 @@ export function engaged(now: number, ceiling: number, pauseMs: number | undefine
     gentle: false,
     engagedAt: now,
     successes: new Array<number>(R.windowSteps).fill(0),
+    refusals: new Array<number>(R.windowSteps).fill(0),
     lastStep: Math.floor(now / R.stepMs),
   };
   return paused(state, now, pauseMs);
@@ -119,14 +131,22 @@ export function withPolicy(state: RateState, policyRate: number): RateState {
   };
 }
 
-/** `count` more successes, in the bucket of `now`. */
-export function counted(state: RateState, now: number, count: number): RateState {
+/** `count` more successes and `refused` more throttles, in the buckets of `now`. */
+export function counted(state: RateState, now: number, count: number, refused = 0): RateState {
   const step = Math.floor(now / R.stepMs);
   const moved = Math.min(Math.max(0, step - state.lastStep), R.windowSteps);
-  const successes = state.successes.slice(moved);
-  while (successes.length < R.windowSteps) successes.push(0);
-  successes[successes.length - 1]! += count;
-  return { ...state, successes, lastStep: Math.max(state.lastStep, step) };
+  const successes = slid(state.successes, moved);
+  const refusals = slid(state.refusals, moved);
+  successes[R.windowSteps - 1]! += count;
+  refusals[R.windowSteps - 1]! += refused;
+  return { ...state, successes, refusals, lastStep: Math.max(state.lastStep, step) };
+}
+
+/** A window's buckets, `moved` steps on. */
+function slid(buckets: number[], moved: number): number[] {
+  const kept = buckets.slice(moved);
+  while (kept.length < R.windowSteps) kept.push(0);
+  return kept;
 }
 
 /** Holds send times for `pauseMs` from now. */
@@ -151,12 +171,15 @@ export interface ThrottleFacts {
    * out by them.
    */
   spentAt?: number | undefined;
+  /** The throttle said nothing but its status: no wait, no spent quota, no policy (it may be `noise`). */
+  hintless?: boolean | undefined;
 }
 
-/** A throttle of an engaged limiter: cut once per burst, and pause. */
+/** A throttle of an engaged limiter: cut once per burst unless it is noise, and pause. */
 export function throttled(state: RateState, now: number, facts: ThrottleFacts): RateState {
   if (facts.sentAt < state.lastCutAt + facts.graceMs) return state;
-  const next = counted(state, now, 0);
+  const next = counted(state, now, 0, 1);
+  if (facts.hintless === true && withinNoise(next)) return next;
   // Without a measurement to believe (a pause just ended, too few successes), the last estimate stands.
   const capacity = measured(next, now) ?? next.capacity;
   // Never above beta of the rate that drew the throttle: a noisy estimate cannot make a cut a raise.
@@ -165,7 +188,23 @@ export function throttled(state: RateState, now: number, facts: ThrottleFacts): 
   const pauseMs = facts.spentAt !== undefined && !resetStands(next, now, facts.spentAt) ? undefined : facts.pauseMs;
   // A server that pauses callers makes every probe past its limit cost the pause: probe gently.
   const gentle = pauseMs !== undefined && pauseMs >= R.longPauseMs;
-  return paused({ ...next, capacity, ratePerSecond, lastCutAt: now, probeSteps: 0, gentle }, now, pauseMs);
+  const refusals = new Array<number>(R.windowSteps).fill(0);
+  return paused({ ...next, capacity, ratePerSecond, lastCutAt: now, probeSteps: 0, gentle, refusals }, now, pauseMs);
+}
+
+/**
+ * Past slow start, the throttles since the last cut (a cut clears them; this one aside) are within
+ * `noise` of the window's answers: as likely refusals the rate does not cause as a limit passed.
+ */
+function withinNoise(state: RateState): boolean {
+  if (state.capacity === undefined) return false;
+  let refused = -1;
+  let answers = 0;
+  for (let i = 0; i < R.windowSteps; i++) {
+    refused += state.refusals[i]!;
+    answers += state.refusals[i]! + state.successes[i]!;
+  }
+  return refused <= answers * R.noise;
 }
 
 /** A believed reset said at `spentAt`: a step of successes since could have disproved it, and none did. */

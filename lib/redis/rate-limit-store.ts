@@ -118,6 +118,7 @@ export function redisRateLimitStore(
           pauseMs: report.pauseMs,
           graceMs: HORIZON_MS + roundTrips.longest(),
           spentAgeMs: report.spentAgeMs,
+          hintless: report.hintless,
         },
       );
       let reply: unknown[];

@@ -7,8 +7,8 @@ import { RATE_RULE } from '../guards/rate-rule';
  * and `__tests__/fleet/rate-rule-parity.test.ts` feeds both the same events on a real Redis.
  *
  * The state is one hash, `<prefix>rate:<key>` (one key: one slot on a Redis Cluster), with the
- * fields of `RateState` (`capacity` -1 and `ceiling` 0 for none, `gentle` 0 or 1) and the counted
- * successes of each step of the window as `b<step>`. Numbers are kept as `%.17g` text, so they
+ * fields of `RateState` (`capacity` -1 and `ceiling` 0 for none, `gentle` 0 or 1), and the counted
+ * successes and throttles of each step of the window as `b<step>` and `z<step>`. Numbers are kept as `%.17g` text, so they
  * read back exactly. Times are Redis's own clock (`TIME`), so processes with skewed clocks agree;
  * a `clock` argument above 0 replaces it (the parity test's).
  */
@@ -89,13 +89,16 @@ local function withPolicy(rate)
 end
 
 -- Only the window's buckets are kept: moving on drops those that left it.
-local function counted(count)
+local function counted(count, refused)
   local step = math.floor(now / stepMs)
   if step > s.lastStep then
-    for i = s.lastStep - windowSteps + 1, math.min(s.lastStep, step - windowSteps) do redis.call('HDEL', K, 'b' .. i) end
+    for i = s.lastStep - windowSteps + 1, math.min(s.lastStep, step - windowSteps) do
+      redis.call('HDEL', K, 'b' .. i, 'z' .. i)
+    end
     s.lastStep = step
   end
   if count > 0 then redis.call('HINCRBY', K, 'b' .. s.lastStep, count) end
+  if refused > 0 then redis.call('HINCRBY', K, 'z' .. s.lastStep, refused) end
 end
 
 local function measured()
@@ -123,9 +126,22 @@ local function countedAfter(at)
   return false
 end
 
-local function throttled(sentAt, pauseMs, graceMs, spentAt)
+local function withinNoise()
+  if s.capacity < 0 then return false end
+  local refused, answers = -1, 0
+  for i = s.lastStep - windowSteps + 1, s.lastStep do
+    local z = tonumber(redis.call('HGET', K, 'z' .. i)) or 0
+    refused = refused + z
+    answers = answers + z + (tonumber(redis.call('HGET', K, 'b' .. i)) or 0)
+  end
+  return refused <= answers * noise
+end
+
+local function throttled(sentAt, pauseMs, graceMs, spentAt, hintless)
   if sentAt < s.lastCutAt + graceMs then return end
-  counted(0)
+  counted(0, 1)
+  if hintless and withinNoise() then return end
+  for i = s.lastStep - windowSteps + 1, s.lastStep do redis.call('HDEL', K, 'z' .. i) end
   local m = measured()
   if m ~= nil then s.capacity = m end
   local cut = s.capacity >= 0 and s.capacity * beta or s.ratePerSecond / 2
@@ -190,7 +206,7 @@ local lag = tonumber(ARGV[${FIRST_OWN_ARG + 2}])
 if not on then
   return {fmt(now), 'off', count, fmt(now), '0', fmt(now), '0', '0', '0'}
 end
-counted(successes)
+counted(successes, 0)
 if policy > 0 then withPolicy(policy) end
 local demand = s.nextAt > now
 grown(demand, lag)
@@ -206,13 +222,14 @@ return {fmt(now), 'on', granted, fmt(first), fmt(interval), fmt(retryAt), fmt(s.
  * Own ARGV: how long ago the throttled attempt was sent (ms), the pause asked for (ms, 0: none), the
  * grace after a cut (ms: the send times booked before it reach that far, so their throttles were
  * caused by the old rate), and for a pause that is a believed reset, how long ago the quota was said
- * to be spent (ms; -1: not such a pause). Engages the fleet's state if absent, else cuts once per
+ * to be spent (ms; -1: not such a pause), and 1 for a throttle with no hint (it may be noise). Engages the fleet's state if absent, else cuts once per
  * burst and pauses. Replies: now, rate, paused, and 1 when this throttle engaged the fleet.
  */
 export const THROTTLE_SCRIPT = `${PRELUDE}
 local sentAt = now - tonumber(ARGV[${FIRST_OWN_ARG}])
 local pauseMs, grace = tonumber(ARGV[${FIRST_OWN_ARG + 1}]), tonumber(ARGV[${FIRST_OWN_ARG + 2}])
 local spentAge = tonumber(ARGV[${FIRST_OWN_ARG + 3}])
+local hintless = tonumber(ARGV[${FIRST_OWN_ARG + 4}]) == 1
 local spentAt = nil
 if spentAge >= 0 then spentAt = now - spentAge end
 local engage = 0
@@ -220,9 +237,9 @@ if not on then
   engage = 1
   engaged(policy > 0 and policy * policyShare or math.huge, pauseMs)
 else
-  counted(successes)
+  counted(successes, 0)
   if policy > 0 then withPolicy(policy) end
-  throttled(sentAt, pauseMs, grace, spentAt)
+  throttled(sentAt, pauseMs, grace, spentAt, hintless)
 end
 save()
 expire()
@@ -251,11 +268,18 @@ export const takeArgs = (report: ScriptReport, count: number, horizonMs: number,
 
 export const throttleArgs = (
   report: ScriptReport,
-  throttle: { ageMs: number; pauseMs: number | undefined; graceMs: number; spentAgeMs?: number | undefined },
+  throttle: {
+    ageMs: number;
+    pauseMs: number | undefined;
+    graceMs: number;
+    spentAgeMs?: number | undefined;
+    hintless?: boolean | undefined;
+  },
 ): number[] => [
   ...ruleArgs(report),
   throttle.ageMs,
   throttle.pauseMs ?? 0,
   throttle.graceMs,
   throttle.spentAgeMs ?? -1,
+  throttle.hintless === true ? 1 : 0,
 ];

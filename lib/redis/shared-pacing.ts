@@ -100,6 +100,7 @@ export class SharedPacing implements RateLimitPacing {
       pauseMs: throttle.pauseMs,
       policyRate: this.policyRate,
       spentAgeMs: throttle.spentAt === undefined ? undefined : Math.max(0, now - throttle.spentAt),
+      hintless: throttle.hintless,
     };
     this.store.throttle(this.key, report, successes).then(
       (state) => {

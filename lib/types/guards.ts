@@ -102,6 +102,7 @@ export interface PacingThrottle {
   pauseMs?: number | undefined;
   policyRate?: number | undefined;
   spentAt?: number | undefined;
+  hintless?: boolean | undefined;
 }
 
 /** `off`: calls to the origin go straight out. `on`: they are paced through its queue. */
@@ -141,6 +142,12 @@ export interface RateLimitReport {
   spentAgeMs?: number | undefined;
   /** A rate the server's policy states, per second (for the whole fleet: the server counts every process). */
   policyRate?: number | undefined;
+  /**
+   * `true`: nothing but the status said it was a throttle (no wait, no quota, no policy). Such
+   * throttles cut the fleet's rate only past a small share of its answers (`RATE_RULE.noise`);
+   * absent, the throttle cuts as one with a hint does.
+   */
+  hintless?: boolean | undefined;
 }
 
 /** The send times a `RateLimitStore` granted (times in the store's clock, ms). */
