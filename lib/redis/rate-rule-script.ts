@@ -128,7 +128,7 @@ end
 
 local function withinNoise()
   if s.capacity < 0 then return false end
-  local refused, answers = -1, 0
+  local refused, answers = 0, 0
   for i = s.lastStep - windowSteps + 1, s.lastStep do
     local z = tonumber(redis.call('HGET', K, 'z' .. i)) or 0
     refused = refused + z
