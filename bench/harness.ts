@@ -130,8 +130,16 @@ export function withAxiosRetry(key: string, label: string, config?: IAxiosRetryC
   return { key, label, install: (http) => void axiosRetry(http, config) };
 }
 
-export function withRetryAxios(key: string, label: string): Contender {
-  return { key, label, install: (http) => void rax.attach(http) };
+/** retry-axios, with `config` as the instance's `raxConfig` when given (e.g. `{ retry: 5 }`). */
+export function withRetryAxios(key: string, label: string, config?: rax.RetryConfig): Contender {
+  return {
+    key,
+    label,
+    install(http) {
+      if (config !== undefined) http.defaults.raxConfig = config;
+      rax.attach(http);
+    },
+  };
 }
 
 /** A fresh axios instance with the contender installed: one per contender, so none slows another. */

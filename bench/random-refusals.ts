@@ -11,10 +11,22 @@
  *   npm run bench:random-refusals
  *   npx tsx bench/random-refusals.ts --share 0.01,0.03 --callers 20 --only axios-resilience
  */
-import axiosRetry, { exponentialDelay } from 'axios-retry';
-import * as rax from 'retry-axios';
+import { exponentialDelay } from 'axios-retry';
 import type { Contender } from './harness';
-import { bare, connect, fixed, flags, keepAliveAgent, main, only, resilience, startServer, table } from './harness';
+import {
+  bare,
+  connect,
+  fixed,
+  flags,
+  keepAliveAgent,
+  main,
+  only,
+  resilience,
+  startServer,
+  table,
+  withAxiosRetry,
+  withRetryAxios,
+} from './harness';
 import type { BenchServer } from './harness';
 
 const args = flags({
@@ -25,24 +37,14 @@ const args = flags({
   only: undefined,
 });
 
-const retryAxios: Contender = {
-  key: 'retry-axios',
-  label: 'retry-axios (retry 5)',
-  install(http) {
-    http.defaults.raxConfig = { retry: 5 };
-    rax.attach(http);
-  },
-};
-
 const contenders = only(
   [
     bare('bare', 'plain axios'),
-    {
-      key: 'axios-retry',
-      label: 'axios-retry (retries 5, exponentialDelay)',
-      install: (http) => void axiosRetry(http, { retries: 5, retryDelay: exponentialDelay }),
-    },
-    retryAxios,
+    withAxiosRetry('axios-retry', 'axios-retry (retries 5, exponentialDelay)', {
+      retries: 5,
+      retryDelay: exponentialDelay,
+    }),
+    withRetryAxios('retry-axios', 'retry-axios (retry 5)', { retry: 5 }),
     resilience('axios-resilience', 'axios-resilience (defaults)'),
     resilience('no-limiter', 'axios-resilience (rateLimit: false)', { rateLimit: false }),
   ],

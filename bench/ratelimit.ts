@@ -27,7 +27,6 @@ import { loadavg } from 'node:os';
 import { Redis } from 'ioredis';
 import { writeFileSync } from 'node:fs';
 import { exponentialDelay } from 'axios-retry';
-import * as rax from 'retry-axios';
 import { delayProxy } from './delay-proxy';
 import { percentile } from './stats';
 import {
@@ -43,6 +42,7 @@ import {
   startServer,
   table,
   withAxiosRetry,
+  withRetryAxios,
 } from './harness';
 import type { BenchServer, Contender } from './harness';
 import type { BucketHints } from './server';
@@ -78,15 +78,6 @@ const hintList = args.hints.split(',') as BucketHints[];
 for (const hint of hintList) if (!HINTS.includes(hint)) throw new TypeError(`--hints takes ${HINTS.join(', ')}`);
 const callerCounts = args.callers.split(',').map(Number);
 
-const retryAxios: Contender = {
-  key: 'retry-axios',
-  label: 'retry-axios (retry 5)',
-  install(http) {
-    http.defaults.raxConfig = { retry: 5 };
-    rax.attach(http);
-  },
-};
-
 const contenders = only(
   [
     bare('bare', 'plain axios'),
@@ -94,7 +85,7 @@ const contenders = only(
       retries: 5,
       retryDelay: exponentialDelay,
     }),
-    retryAxios,
+    withRetryAxios('retry-axios', 'retry-axios (retry 5)', { retry: 5 }),
     resilience('axios-resilience', 'axios-resilience (defaults)'),
   ],
   args.only,
