@@ -20,7 +20,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import axios from 'axios';
 import type { AxiosAdapter, AxiosInstance } from 'axios';
-import axiosRetry from 'axios-retry';
+import axiosRetry, { exponentialDelay } from 'axios-retry';
 import type { IAxiosRetryConfig } from 'axios-retry';
 import * as rax from 'retry-axios';
 import type { RetryPluginOptions } from '../lib';
@@ -142,6 +142,21 @@ export function withRetryAxios(key: string, label: string, config?: rax.RetryCon
   };
 }
 
+/**
+ * Plain axios and the two peers retrying up to 5 times (axios-retry with its exponential delay):
+ * what a server that pushes back is measured against (`bench:ratelimit`, `bench:random-refusals`).
+ */
+export function plainAndPeers(): Contender[] {
+  return [
+    bare('bare', 'plain axios'),
+    withAxiosRetry('axios-retry', 'axios-retry (retries 5, exponentialDelay)', {
+      retries: 5,
+      retryDelay: exponentialDelay,
+    }),
+    withRetryAxios('retry-axios', 'retry-axios (retry 5)', { retry: 5 }),
+  ];
+}
+
 /** A fresh axios instance with the contender installed: one per contender, so none slows another. */
 export function connect(contender: Contender, setup: Setup): Client {
   const http = axios.create({
@@ -227,6 +242,32 @@ export async function startServer(options: ServerOptions = {}): Promise<BenchSer
 }
 
 export const pause = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, Math.max(0, ms)));
+
+/**
+ * `callers` closed-loop callers of `GET /r` until `endAt` (epoch ms); `done(ok, began, at)` after
+ * each call. A failed call backs off 1 ms: a plain client that fails at once would otherwise spin,
+ * and real callers back off a little.
+ */
+export async function closedLoop(
+  http: AxiosInstance,
+  callers: number,
+  endAt: number,
+  done: (ok: boolean, began: number, at: number) => void,
+): Promise<void> {
+  const caller = async (): Promise<void> => {
+    while (Date.now() < endAt) {
+      const began = Date.now();
+      try {
+        await http.get('/r');
+        done(true, began, Date.now());
+      } catch {
+        done(false, began, Date.now());
+        await pause(1);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: callers }, caller));
+}
 export const yieldOnce = (): Promise<void> => new Promise((done) => setImmediate(done));
 
 /** A Markdown table for the terminal and for pasting: the first `text` columns left-aligned, numbers right. */

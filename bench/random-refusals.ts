@@ -11,21 +11,19 @@
  *   npm run bench:random-refusals
  *   npx tsx bench/random-refusals.ts --share 0.01,0.03 --callers 20 --only axios-resilience
  */
-import { exponentialDelay } from 'axios-retry';
 import type { Contender } from './harness';
 import {
-  bare,
+  closedLoop,
   connect,
   fixed,
   flags,
   keepAliveAgent,
   main,
   only,
+  plainAndPeers,
   resilience,
   startServer,
   table,
-  withAxiosRetry,
-  withRetryAxios,
 } from './harness';
 import type { BenchServer } from './harness';
 
@@ -39,12 +37,7 @@ const args = flags({
 
 const contenders = only(
   [
-    bare('bare', 'plain axios'),
-    withAxiosRetry('axios-retry', 'axios-retry (retries 5, exponentialDelay)', {
-      retries: 5,
-      retryDelay: exponentialDelay,
-    }),
-    withRetryAxios('retry-axios', 'retry-axios (retry 5)', { retry: 5 }),
+    ...plainAndPeers(),
     resilience('axios-resilience', 'axios-resilience (defaults)'),
     resilience('no-limiter', 'axios-resilience (rateLimit: false)', { rateLimit: false }),
   ],
@@ -73,21 +66,13 @@ async function run(server: BenchServer, contender: Contender, callers: number, s
   let ok = 0;
   let okLate = 0;
   let failed = 0;
-  const caller = async (): Promise<void> => {
-    while (Date.now() < endAt) {
-      try {
-        await client.http.get('/r');
-        const at = Date.now();
-        if (at <= endAt) ok++;
-        if (at <= endAt && at >= lateFrom) okLate++;
-      } catch {
-        failed++;
-        // A plain client that fails at once would otherwise spin; real callers back off a little.
-        await new Promise((done) => setTimeout(done, 1));
-      }
+  await closedLoop(client.http, callers, endAt, (succeeded, _began, at) => {
+    if (!succeeded) failed++;
+    else if (at <= endAt) {
+      ok++;
+      if (at >= lateFrom) okLate++;
     }
-  };
-  await Promise.all(Array.from({ length: callers }, caller));
+  });
   await client.close();
   const stats = await server.stats();
   return { ok, okLate, failed, requests: stats.requests, refused: stats.failed };

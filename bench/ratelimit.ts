@@ -26,11 +26,10 @@ import net from 'node:net';
 import { loadavg } from 'node:os';
 import { Redis } from 'ioredis';
 import { writeFileSync } from 'node:fs';
-import { exponentialDelay } from 'axios-retry';
 import { delayProxy } from './delay-proxy';
 import { percentile } from './stats';
 import {
-  bare,
+  closedLoop,
   connect,
   forkChild,
   fixed,
@@ -38,11 +37,11 @@ import {
   keepAliveAgent,
   main,
   only,
+  plainAndPeers,
+  pause,
   resilience,
   startServer,
   table,
-  withAxiosRetry,
-  withRetryAxios,
 } from './harness';
 import type { BenchServer, Contender } from './harness';
 import type { BucketHints } from './server';
@@ -78,18 +77,7 @@ const hintList = args.hints.split(',') as BucketHints[];
 for (const hint of hintList) if (!HINTS.includes(hint)) throw new TypeError(`--hints takes ${HINTS.join(', ')}`);
 const callerCounts = args.callers.split(',').map(Number);
 
-const contenders = only(
-  [
-    bare('bare', 'plain axios'),
-    withAxiosRetry('axios-retry', 'axios-retry (retries 5, exponentialDelay)', {
-      retries: 5,
-      retryDelay: exponentialDelay,
-    }),
-    withRetryAxios('retry-axios', 'retry-axios (retry 5)', { retry: 5 }),
-    resilience('axios-resilience', 'axios-resilience (defaults)'),
-  ],
-  args.only,
-);
+const contenders = only([...plainAndPeers(), resilience('axios-resilience', 'axios-resilience (defaults)')], args.only);
 
 export interface RunResult {
   calls: number;
@@ -177,30 +165,18 @@ async function callLoop(contender: Contender, baseURL: string, callers: number, 
   let failed = 0;
   let ok = 0;
   let okSteady = 0;
-  while (Date.now() < startAt) await new Promise((done) => setTimeout(done, 5));
-  const caller = async (): Promise<void> => {
-    while (Date.now() < endAt) {
-      const began = Date.now();
-      calls++;
-      try {
-        await client.http.get('/r');
-        const at = Date.now();
-        latencies.push(at - began);
-        if (at <= endAt) {
-          ok++;
-          if (at >= steadyFrom) okSteady++;
-          const slot = Math.floor((at - startAt) / 100);
-          if (slot < timeline.length) timeline[slot]! += 1;
-        }
-      } catch {
-        failed++;
-        latencies.push(Date.now() - began);
-        // A plain client that fails at once would otherwise spin; real callers back off a little.
-        await new Promise((done) => setTimeout(done, 1));
-      }
+  while (Date.now() < startAt) await pause(5);
+  await closedLoop(client.http, callers, endAt, (succeeded, began, at) => {
+    calls++;
+    latencies.push(at - began);
+    if (!succeeded) failed++;
+    else if (at <= endAt) {
+      ok++;
+      if (at >= steadyFrom) okSteady++;
+      const slot = Math.floor((at - startAt) / 100);
+      if (slot < timeline.length) timeline[slot]! += 1;
     }
-  };
-  await Promise.all(Array.from({ length: callers }, caller));
+  });
   await client.close();
   return { calls, failed, ok, okSteady, latencies, timeline };
 }

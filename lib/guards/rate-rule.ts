@@ -66,7 +66,7 @@ export const RATE_RULE = {
    * Throttles without a hint (no wait, no quota, no policy) since the last cut, up to this share of
    * the window's answers, cut nothing. Refusals that do not depend on the rate stay under it (1 %
    * refused at random); a limit passed by the probe soon passes it, at a refusal or two more per
-   * probe (2 % tolerated with one more allowed drew 3.3 % steady 429s in `bench:ratelimit`).
+   * probe.
    */
   noise: 0.02,
 } as const;
@@ -136,17 +136,16 @@ export function withPolicy(state: RateState, policyRate: number): RateState {
 export function counted(state: RateState, now: number, count: number, refused = 0): RateState {
   const step = Math.floor(now / R.stepMs);
   const moved = Math.min(Math.max(0, step - state.lastStep), R.windowSteps);
-  const successes = slid(state.successes, moved);
-  const refusals = slid(state.refusals, moved);
-  successes[R.windowSteps - 1]! += count;
-  refusals[R.windowSteps - 1]! += refused;
+  const successes = added(state.successes, moved, count);
+  const refusals = added(state.refusals, moved, refused);
   return { ...state, successes, refusals, lastStep: Math.max(state.lastStep, step) };
 }
 
-/** A window's buckets, `moved` steps on. */
-function slid(buckets: number[], moved: number): number[] {
+/** A window's buckets `moved` steps on, `count` added to the newest (a new array). */
+function added(buckets: number[], moved: number, count: number): number[] {
   const kept = buckets.slice(moved);
   while (kept.length < R.windowSteps) kept.push(0);
+  kept[R.windowSteps - 1]! += count;
   return kept;
 }
 

@@ -8,9 +8,9 @@ import { RATE_RULE } from '../guards/rate-rule';
  *
  * The state is one hash, `<prefix>rate:<key>` (one key: one slot on a Redis Cluster), with the
  * fields of `RateState` (`capacity` -1 and `ceiling` 0 for none, `gentle` 0 or 1), and the counted
- * successes and throttles of each step of the window as `b<step>` and `z<step>`. Numbers are kept as `%.17g` text, so they
- * read back exactly. Times are Redis's own clock (`TIME`), so processes with skewed clocks agree;
- * a `clock` argument above 0 replaces it (the parity test's).
+ * successes and throttles of each step of the window as `b<step>` and `z<step>`. Numbers are kept
+ * as `%.17g` text, so they read back exactly. Times are Redis's own clock (`TIME`), so processes
+ * with skewed clocks agree; a `clock` argument above 0 replaces it (the parity test's).
  */
 
 const RULE_NAMES = Object.keys(RATE_RULE) as (keyof typeof RATE_RULE)[];
@@ -222,8 +222,8 @@ return {fmt(now), 'on', granted, fmt(first), fmt(interval), fmt(retryAt), fmt(s.
  * Own ARGV: how long ago the throttled attempt was sent (ms), the pause asked for (ms, 0: none), the
  * grace after a cut (ms: the send times booked before it reach that far, so their throttles were
  * caused by the old rate), and for a pause that is a believed reset, how long ago the quota was said
- * to be spent (ms; -1: not such a pause), and 1 for a throttle with no hint (it may be noise). Engages the fleet's state if absent, else cuts once per
- * burst and pauses. Replies: now, rate, paused, and 1 when this throttle engaged the fleet.
+ * to be spent (ms; -1: not such a pause), and 1 for a throttle with no hint (it may be noise).
+ * Engages the fleet's state if absent, else cuts once per burst (unless it is noise) and pauses. Replies: now, rate, paused, and 1 when this throttle engaged the fleet.
  */
 export const THROTTLE_SCRIPT = `${PRELUDE}
 local sentAt = now - tonumber(ARGV[${FIRST_OWN_ARG}])
