@@ -1,7 +1,7 @@
 /**
- * `shouldRetry` overrides the decision table but never the guards (retries, the budget, a consumed
- * stream body), and can retry a 2xx whose body says the work is not done. Real node:http servers
- * on 127.0.0.1.
+ * `shouldRetry` overrides the decision table over failures, but never the guards (retries, the
+ * budget, a consumed stream body) nor the write rule; `shouldRetryResponse` alone can retry a 2xx
+ * whose body says the work is not done. Real node:http servers on 127.0.0.1.
  */
 import axios, { AxiosError } from 'axios';
 import { Readable } from 'node:stream';
@@ -35,8 +35,17 @@ describe('shouldRetry overrides the table', () => {
       decision: { retry: false, reason: '500', stopReason: 'not-retryable' },
     });
     expect(seen[0]!.error).toBeInstanceOf(AxiosError);
-    // Called after the resolved response too.
-    expect(seen[1]).toMatchObject({ attempt: 2, error: undefined, decision: { retry: false, reason: 'success' } });
+    // Asked about failures only: the 200 that ended the call was not put to it.
+    expect(seen).toHaveLength(1);
+  });
+
+  test('a predicate that answers true for everything does not turn a 200 into retries', async () => {
+    t.handler = statuses(200);
+    const { http } = setup({ shouldRetry: () => true });
+    const response = await http.get(`${t.server.url}/r`);
+    expect(response.status).toBe(200);
+    expect(t.server.requests).toHaveLength(1);
+    expect(response.config.retryState).toMatchObject({ attempts: 1, delaysMs: [] });
   });
 
   test('false stops what the table would retry (a 503): one request, not-retryable', async () => {
@@ -102,10 +111,23 @@ describe('shouldRetry overrides the table', () => {
     expect((error.config?.retryState?.hookError as Error).message).toBe('predicate bug');
   });
 
-  test('overriding the keyless-POST rule repeats the POST (the user’s choice)', async () => {
+  test('it never overrides the write rule: a keyless POST that got a 503 is sent once (non-idempotent)', async () => {
     t.handler = statuses(503, 201);
     const { http } = setup({
       idempotencyKey: false,
+      shouldRetry: (ctx) => (ctx.error !== undefined && ctx.method === 'POST') || undefined,
+    });
+    const error = (await rejection(http.post(`${t.server.url}/pay`, { a: 1 }))) as unknown as AxiosError;
+    expect(error.response?.status).toBe(503);
+    expect(error.config?.retryState?.stopReason).toBe('non-idempotent');
+    expect(t.server.requests).toHaveLength(1);
+  });
+
+  test('unsafeRetryWrites is the opt-in that lets the predicate repeat that POST', async () => {
+    t.handler = statuses(503, 201);
+    const { http } = setup({
+      idempotencyKey: false,
+      unsafeRetryWrites: true,
       shouldRetry: (ctx) => (ctx.error !== undefined && ctx.method === 'POST') || undefined,
     });
     expect((await http.post(`${t.server.url}/pay`, { a: 1 })).status).toBe(201);
@@ -113,13 +135,15 @@ describe('shouldRetry overrides the table', () => {
   });
 });
 
-describe('shouldRetry on a successful status with a failing body', () => {
+describe('shouldRetryResponse on a successful status with a failing body', () => {
   const pending = (body: unknown) => (body as { status?: string } | undefined)?.status === 'pending';
 
   test('a 200 that says "pending" is retried until it says "done"', async () => {
     t.handler = (_req, res, index) =>
       res.writeHead(200, { 'content-type': 'application/json' }).end(`{"status":"${index < 2 ? 'pending' : 'done'}"}`);
-    const { http } = setup({ shouldRetry: ({ response }) => (response && pending(response.data)) || undefined });
+    const { http } = setup({
+      shouldRetryResponse: ({ response }) => (response && pending(response.data)) || undefined,
+    });
     const response = await http.get(`${t.server.url}/job`);
     expect(response.data).toEqual({ status: 'done' });
     expect(response.config.retryState).toMatchObject({ attempts: 3 });
@@ -131,7 +155,7 @@ describe('shouldRetry on a successful status with a failing body', () => {
     const gaveUp: GiveUpEvent[] = [];
     const { http } = setup({
       retries: 2,
-      shouldRetry: ({ response }) => (response && pending(response.data)) || undefined,
+      shouldRetryResponse: ({ response }) => (response && pending(response.data)) || undefined,
       onGiveUp: (e) => void gaveUp.push(e),
     });
     const response = await http.get(`${t.server.url}/job`);
@@ -147,10 +171,34 @@ describe('shouldRetry on a successful status with a failing body', () => {
     let n = 0;
     const codes: Array<string | undefined> = [];
     const { http } = setup({
-      shouldRetry: () => (n++ === 0 ? true : undefined),
+      shouldRetryResponse: () => (n++ === 0 ? true : undefined),
       onRetry: (e) => void codes.push(`${e.error.code}:${e.error.response?.status}`),
     });
     await http.get(`${t.server.url}/r`);
     expect(codes).toEqual(['ERR_SHOULD_RETRY:200']);
+  });
+
+  test('a write that got a 2xx is never sent again, whatever the predicate says', async () => {
+    t.handler = statuses(201);
+    const { http } = setup({ shouldRetryResponse: () => true, idempotencyKey: { serverDedupes: true } });
+    const response = await http.post(`${t.server.url}/payments`, { amount: 1 });
+    expect(response.status).toBe(201);
+    expect(response.config.retryState).toMatchObject({ attempts: 1, stopReason: 'non-idempotent' });
+    expect(t.server.requests).toHaveLength(1);
+  });
+
+  test('…unless the server says so (x-should-retry: true) or the caller opted into unsafeRetryWrites', async () => {
+    t.handler = (_req, res, index) =>
+      res.writeHead(202, index === 0 ? { 'x-should-retry': 'true' } : {}).end(index === 0 ? 'queued' : 'done');
+    const asked = setup({ shouldRetryResponse: ({ response }) => response?.data === 'queued' || undefined });
+    expect((await asked.http.post(`${t.server.url}/jobs`, {})).data).toBe('done');
+    expect(t.server.requests).toHaveLength(2);
+    t.handler = (_req, res, index) => res.writeHead(202).end(index === 2 ? 'queued' : 'done');
+    const unsafe = setup({
+      unsafeRetryWrites: true,
+      shouldRetryResponse: ({ response }) => response?.data === 'queued' || undefined,
+    });
+    expect((await unsafe.http.post(`${t.server.url}/jobs`, {})).data).toBe('done');
+    expect(t.server.requests).toHaveLength(4);
   });
 });

@@ -45,7 +45,7 @@ export class CallRun {
   readonly method: string;
   /** Where the attempts go now, and the guards that count them there. */
   route: Route;
-  /** When the call began (the plugin's clock), or 0 for a call without a deadline: no other rule reads it. */
+  /** When the call reached the adapter (the plugin's clock): its deadline runs from here, and a failure says how long it took. */
   readonly startedAt: number;
 
   // Armed by `arm()`, for a call the loop runs.
@@ -87,7 +87,7 @@ export class CallRun {
     this.options = call.options;
     this.method = method;
     this.route = route;
-    this.startedAt = call.options.deadlineMs === undefined ? 0 : shared.now();
+    this.startedAt = shared.now();
     this.previousDelayMs = call.options.baseDelayMs;
   }
 

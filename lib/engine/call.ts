@@ -25,6 +25,8 @@ export interface Call {
   deduped: boolean;
   /** `onGiveUp` has been told about the call. */
   reported: boolean;
+  /** Stops watching the call's `CancelToken` (`install.ts`), once the adapter has taken the call. */
+  unwatch?: (() => void) | undefined;
 }
 
 /**

@@ -9,7 +9,6 @@ export class Deadline {
   /** The attempt in flight has the time left as its timeout, shorter than axios's own. */
   private clipped = false;
 
-  /** `startedAt` is 0, and never read, for a call without a deadline: it costs no clock read. */
   constructor(
     private readonly deadlineMs: number | undefined,
     private readonly startedAt: number,

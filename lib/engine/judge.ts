@@ -1,6 +1,6 @@
 import { AxiosHeaders, isCancel } from 'axios';
 import type { AxiosError, AxiosResponse, AxiosResponseHeaders } from 'axios';
-import { classify } from '../policy/classify';
+import { classify, mayRepeat, unprocessed as wasUnprocessed } from '../policy/classify';
 import { isThrottle, parseRateLimitHeaders, parseShouldRetry, serverWaitMs } from '../policy/rate-limit-headers';
 import type { Decision } from '../policy/classify';
 import { resolveCallOptions } from '../policy/options';
@@ -25,13 +25,19 @@ export async function judge(run: CallRun, attempt: Attempt): Promise<Verdict> {
   if (attempt.response !== undefined) {
     const response = attempt.response;
     if (run.corsSensitive) run.shared.cors.answer(run.origin);
-    if (options.shouldRetry === undefined) return { accept: response };
+    const predicate = options.shouldRetryResponse;
+    if (predicate === undefined) return { accept: response };
     run.last = undefined;
-    const asked = await ask(run, undefined, response, { retry: false, reason: 'success' });
+    const asked = await ask(run, predicate, undefined, response, { retry: false, reason: 'success' });
     if ('end' in asked) return asked;
     if (asked.verdict !== true) return { accept: response };
     run.last = attempt;
-    return { decision: { retry: true, reason: 'shouldRetry' } };
+    // A write the server answered was processed: asking again would do it again (or, deduped, only
+    // replay the same answer), so only the server's word or `unsafeRetryWrites` repeats it.
+    if (!mayRepeat({ ...writeFacts(run), deduped: false }, serverRetries(response))) {
+      return { decision: { retry: false, stopReason: 'non-idempotent', reason: 'shouldRetryResponse' } };
+    }
+    return { decision: { retry: true, reason: 'shouldRetryResponse' } };
   }
   const error = attempt.error;
   run.last = attempt;
@@ -39,18 +45,37 @@ export async function judge(run: CallRun, attempt: Attempt): Promise<Verdict> {
   if (run.corsSensitive && response !== undefined) run.shared.cors.answer(run.origin);
   // The deadline ended this attempt: its timeout was the time the deadline left.
   if (run.deadline.endedAttempt(error)) return { end: { error, stopReason: 'deadline' } };
-  const keyed = run.state.idempotencyKey !== undefined;
-  const facts = { error, method: run.method, keyed, deduped: run.call.deduped, data: run.config.data };
+  const facts = { ...writeFacts(run), error, keyed: run.state.idempotencyKey !== undefined, data: run.config.data };
   const decision = serverSays(classify(facts, options), response, run.shared.now());
   // A cancel is never retried, whatever a predicate says (a body that cannot be sent again is the plan's).
   if (options.shouldRetry === undefined || isCancel(error)) return { decision };
-  const asked = await ask(run, error as AxiosError, response, decision);
+  const asked = await ask(run, options.shouldRetry, error as AxiosError, response, decision);
   if ('end' in asked) return asked;
-  if (asked.verdict === true) return { decision: { retry: true, reason: decision.reason } };
   if (asked.verdict === false && decision.retry) {
     return { decision: { retry: false, stopReason: 'not-retryable', reason: decision.reason } };
   }
-  return { decision };
+  if (asked.verdict !== true || decision.retry) return { decision };
+  // The predicate says retry where the table did not: never a write the server may have processed.
+  const unprocessed = wasUnprocessed(error, options.errorCodes) || serverRetries(response);
+  if (!mayRepeat(facts, unprocessed)) return { decision: { ...decision, stopReason: 'non-idempotent' } };
+  return { decision: { retry: true, reason: decision.reason } };
+}
+
+/** What the write rule needs of the call (`mayRepeat`). */
+function writeFacts(run: CallRun): { method: string; deduped: boolean; unsafe: boolean } {
+  return { method: run.method, deduped: run.call.deduped, unsafe: run.options.unsafeRetryWrites };
+}
+
+/**
+ * The server's own word that the request may be sent again (`x-should-retry: true`, Stripe's
+ * `Stripe-Should-Retry: true`), or a throttle (a 429, a 403 that is GitHub's limit): it did not do
+ * the work. The only word that lets a write it answered be repeated without `unsafeRetryWrites`.
+ */
+function serverRetries(response: AxiosResponse | undefined): boolean {
+  if (response === undefined) return false;
+  const read = headerReader(response.headers);
+  const says = parseShouldRetry(read('x-should-retry') ?? read('stripe-should-retry'));
+  return says === true;
 }
 
 /**
@@ -75,6 +100,7 @@ function serverSays(decision: Decision, response: AxiosResponse | undefined, now
 /** Asks `shouldRetry`; `true` or `false` override the table, anything else keeps it. */
 async function ask(
   run: CallRun,
+  predicate: (ctx: RetryContext) => unknown,
   error: AxiosError | undefined,
   response: AxiosResponse | undefined,
   decision: RetryDecision,
@@ -89,7 +115,7 @@ async function ask(
     decision,
     config: run.config,
   };
-  const ended = await runHook(() => run.options.shouldRetry!(ctx), run);
+  const ended = await runHook(() => predicate(ctx), run);
   if (ended.how !== 'done') return { end: interrupted(run, ended, () => run.deadline.error(run.config)) };
   return { verdict: ended.value === true || ended.value === false ? ended.value : undefined };
 }

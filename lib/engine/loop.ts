@@ -152,10 +152,12 @@ async function retry(run: CallRun, decision: Decision): Promise<Outcome | Wait> 
       timeLeftMs: run.deadline.timeLeft(),
       breakerRefuses: run.gate.refusing,
       gate,
+      delay: options.delay === undefined ? undefined : customDelay(run, options.delay),
     },
     options,
   );
   if ('stop' in step) {
+    if (step.hookError !== undefined) state.hookError = step.hookError;
     if (step.stop === 'rate-limited' && gate !== undefined && gate.heldForMs > options.maxDelayMs) {
       state.retryAt = shared.now() + gate.heldForMs;
     }
@@ -171,17 +173,8 @@ async function retry(run: CallRun, decision: Decision): Promise<Outcome | Wait> 
   const listened = shared.listeners.has('retry');
   if (onRetry !== undefined || listened) {
     const response = run.lastResponse;
-    // A response that shouldRetry asked to retry has no error of its own: the event gets one that says so.
-    const error =
-      response === undefined
-        ? run.lastError!
-        : new AxiosError(
-            'shouldRetry asked to retry this response',
-            'ERR_SHOULD_RETRY',
-            run.config,
-            response.request,
-            response,
-          );
+    // A response that shouldRetryResponse asked to retry has no error of its own: the event gets one that says so.
+    const error = retriedError(run);
     const event: RetryEvent = {
       attempt: state.attempts,
       delayMs: step.delayMs,
@@ -202,6 +195,25 @@ async function retry(run: CallRun, decision: Decision): Promise<Outcome | Wait> 
   state.delaysMs.push(step.delayMs);
   run.decidedAt = shared.now();
   return step;
+}
+
+/** The caller's `delay`, bound to the failure being retried (`plan.ts` calls it with the waits). */
+function customDelay(run: CallRun, delay: NonNullable<CallRun['options']['delay']>) {
+  return (computedMs: number, serverMs: number | undefined): unknown =>
+    delay({ attempt: run.retries, error: retriedError(run), computedMs, serverMs, config: run.config });
+}
+
+/** The failure a retry is planned for; for a response `shouldRetryResponse` asked to retry, an error that says so. */
+function retriedError(run: CallRun): AxiosError {
+  const response = run.lastResponse;
+  if (response === undefined) return run.lastError!;
+  return new AxiosError(
+    'shouldRetryResponse asked to retry this response',
+    'ERR_SHOULD_RETRY',
+    run.config,
+    response.request,
+    response,
+  );
 }
 
 /** Waits before the retry; ends the call on a cancel, `close()`, or a breaker that opened meanwhile. */

@@ -2,6 +2,7 @@ import { computeBackoff } from '../policy/backoff';
 import type { Decision } from '../policy/classify';
 import type { ResolvedOptions } from '../policy/options';
 import type { StopReason } from '../types';
+import { typed } from '../policy/validate';
 
 /**
  * The plan: after a failed attempt the table has judged, an ordered list of guards decides whether
@@ -39,6 +40,11 @@ export interface RetryFacts {
   bodyReplayable: boolean;
   /** The key's rate limiter is on: what its gate would hold a send made now to. `undefined` otherwise. */
   gate?: GateWait | undefined;
+  /**
+   * The caller's `delay`, bound to the failure being retried: the wait it wants given the one
+   * computed and the server's (`undefined`: the computed one). It may throw.
+   */
+  delay?: ((computedMs: number, serverMs: number | undefined) => unknown) | undefined;
 }
 
 /** What the key's gate (its rate limiter, while on) would hold a send made now to. */
@@ -55,7 +61,7 @@ export type PlanOptions = Pick<
 >;
 
 /** Where a wait came from. */
-export type DelaySource = 'backoff' | 'retry-after' | 'rate-limit';
+export type DelaySource = 'backoff' | 'retry-after' | 'rate-limit' | 'delay';
 
 /** Retry after this wait. */
 export interface Wait {
@@ -68,8 +74,8 @@ export interface Wait {
   backoffMs?: number;
 }
 
-/** The plan's answer: stop, with a reason, or wait and retry. */
-export type Step = { stop: StopReason } | Wait;
+/** The plan's answer: stop, with a reason (and what a hook threw), or wait and retry. */
+export type Step = { stop: StopReason; hookError?: unknown } | Wait;
 
 type Guard = (facts: RetryFacts, options: PlanOptions) => StopReason | undefined;
 type WaitGuard = (facts: RetryFacts, wait: Wait) => StopReason | undefined;
@@ -133,6 +139,31 @@ function ownWait(facts: RetryFacts, options: PlanOptions): Step {
 }
 
 /**
+ * The caller's `delay` over the computed wait: its answer, within `maxDelayMs`, unless the server
+ * asked for longer (its wait wins). A throw, or an answer that is not a number of ms, fails the
+ * call as a throwing hook does.
+ */
+function customWait(own: Wait, facts: RetryFacts, options: PlanOptions): Step {
+  const asked = facts.retryAfterMs !== undefined && facts.retryAfterMs > 0 ? own.delayMs : undefined;
+  let chosen: unknown;
+  try {
+    chosen = facts.delay!(own.delayMs, asked);
+  } catch (hookError) {
+    return { stop: 'hook-failed', hookError };
+  }
+  if (chosen === undefined) return own;
+  if (typeof chosen !== 'number' || !(chosen >= 0)) {
+    const hookError = new TypeError(
+      `axios-resilience: delay() must return a number of ms >= 0 or undefined, got ${typed(chosen)}`,
+    );
+    return { stop: 'hook-failed', hookError };
+  }
+  const mine = Math.min(chosen, options.maxDelayMs);
+  if (asked !== undefined && asked >= mine) return own;
+  return { ...own, delayMs: mine, source: 'delay', timerMs: mine };
+}
+
+/**
  * The whole wait is the longer of the call's own wait and its turn at the key's gate. The call
  * sleeps its own wait only when that is the longer, and then takes its turn; else it goes to the
  * gate at once and waits there, in its place in the queue (a server's pause of the key is in that
@@ -150,7 +181,8 @@ export function plan(facts: RetryFacts, options: PlanOptions): Step {
     const reason = guard(facts, options);
     if (reason !== undefined) return { stop: reason };
   }
-  const own = ownWait(facts, options);
+  let own = ownWait(facts, options);
+  if (!('stop' in own) && facts.delay !== undefined) own = customWait(own, facts, options);
   if ('stop' in own) return own;
   const wait = withGate(own, facts.gate);
   for (const guard of AFTER_WAIT) {

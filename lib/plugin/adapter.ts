@@ -75,6 +75,7 @@ export function adapterOver(value: AdapterValue, plugin: Plugin): PluginAdapter 
     const call = CallState.callOf(state);
     if (call === undefined || call.owner !== owner || call.started || shared.closed) return base(config);
     call.started = true;
+    call.unwatch?.();
     // An interceptor that ran after the plugin's may have set `config.retry`: what the adapter sees counts.
     if (config.retry !== call.retry) {
       let options: ReturnType<typeof resolveRequestOptions>;

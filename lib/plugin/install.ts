@@ -1,5 +1,6 @@
 import type { AxiosAdapter, AxiosInstance, InternalAxiosRequestConfig } from 'axios';
 import { beginCall, CallState } from '../engine/call';
+import type { Call } from '../engine/call';
 import { cancellation } from '../engine/hooks';
 import { giveUp } from '../engine/outcome';
 import { resolveRequestOptions } from '../policy/options';
@@ -100,10 +101,29 @@ function install(instance: AxiosInstance, plugin: Plugin): Installation {
     // Cancelled already: axios throws before any adapter runs (and a CancelToken's error carries
     // no config to find the call by), so the give-up is reported here.
     if (config.signal !== undefined || config.cancelToken !== undefined) {
+      const call = CallState.callOf(state)!;
       const cancelled = cancellation(config);
-      if (cancelled !== undefined) giveUp(state, CallState.callOf(state)!, cancelled, shared.listeners);
+      if (cancelled !== undefined) giveUp(state, call, cancelled, shared.listeners, config);
+      else if (config.cancelToken) watchToken(config, state, call);
     }
     return config;
+  };
+
+  /**
+   * A token cancelled after this interceptor but before axios reached the adapter (another
+   * interceptor was still running) fails the call with the token's reason, which carries no config:
+   * the call is given up here when the token fires, unless the adapter took the call first (then the
+   * engine ends it) or another adapter did (a cache answered it: it did not fail).
+   */
+  const watchToken = (config: InternalAxiosRequestConfig, state: CallState, call: Call): void => {
+    const token = config.cancelToken!;
+    const onCancel = (reason: unknown): void => {
+      call.unwatch = undefined;
+      const elsewhere = config.adapter !== adapter && wrappingOf(config.adapter)?.owner !== owner;
+      if (!call.started && !elsewhere) giveUp(state, call, reason, shared.listeners, config);
+    };
+    token.subscribe(onCancel);
+    call.unwatch = () => token.unsubscribe(onCancel);
   };
 
   // The outcome is reported here, after axios's transforms, so onGiveUp sees what the caller sees.

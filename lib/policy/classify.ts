@@ -41,6 +41,24 @@ export function safeToRepeat(method: string, deduped: boolean): boolean {
   return deduped || IDEMPOTENT_METHODS.has(method);
 }
 
+/**
+ * The write rule, which no predicate, hook or server hint but the server's own `x-should-retry: true`
+ * overrides: an attempt may be sent again only if that is safe (`safeToRepeat`), or the server
+ * never processed it (a 408 or 429, a connection refused, a name that did not resolve), or the
+ * caller opted into `unsafeRetryWrites`. A response the adapter resolved (a 2xx) was processed.
+ */
+export function mayRepeat(facts: Pick<AttemptFacts, 'method' | 'deduped' | 'unsafe'>, unprocessed: boolean): boolean {
+  return unprocessed || facts.unsafe === true || safeToRepeat(facts.method, facts.deduped);
+}
+
+/** The server never processed the attempt that failed with `error`: it refused it (408, 429) or never got it. */
+export function unprocessed(error: unknown, errorCodes: ReadonlySet<string>): boolean {
+  const status = rejectedStatus(error);
+  if (status !== undefined) return NOT_PROCESSED_STATUSES.has(status);
+  const code = networkCode(error, errorCodes);
+  return code !== undefined && NEVER_SENT_CODES.has(code);
+}
+
 export type Decision =
   | { retry: true; reason: string }
   | { retry: false; stopReason: Extract<StopReason, 'not-retryable' | 'non-idempotent' | 'aborted'>; reason: string };
@@ -137,22 +155,22 @@ export interface AttemptFacts {
   deduped: boolean;
   /** The request body (after transformRequest). */
   data: unknown;
+  /** The caller opted into `unsafeRetryWrites`: a write is repeated as if its key were deduped. */
+  unsafe?: boolean;
 }
 
 /** The decision table as a pure function of one failed attempt. */
 export function classify(facts: AttemptFacts, options: Pick<ResolvedOptions, 'statusCodes' | 'errorCodes'>): Decision {
-  const { error, method, keyed, deduped } = facts;
+  const { error, keyed } = facts;
   if (isCancel(error)) return { retry: false, stopReason: 'aborted', reason: 'cancelled' };
 
   let reason: string;
-  let neverSent = false;
   const status = rejectedStatus(error);
   if (status !== undefined) {
     reason = String(status);
     // 409 is retried for a keyed call: a deduping server answers it while the first request is in progress.
     const retryable = options.statusCodes.has(status) || (status === 409 && keyed);
     if (!retryable) return { retry: false, stopReason: 'not-retryable', reason };
-    neverSent = NOT_PROCESSED_STATUSES.has(status);
   } else {
     const transport = transportFailure(error, options.errorCodes);
     if (transport === undefined) {
@@ -160,10 +178,9 @@ export function classify(facts: AttemptFacts, options: Pick<ResolvedOptions, 'st
       return { retry: false, stopReason: 'not-retryable', reason: typeof raw === 'string' ? raw : 'error' };
     }
     reason = transport;
-    neverSent = NEVER_SENT_CODES.has(transport);
   }
 
-  if (!neverSent && !IDEMPOTENT_METHODS.has(method) && !deduped) {
+  if (!mayRepeat(facts, unprocessed(error, options.errorCodes))) {
     // The server may have done the work (a 504 or a timeout after commit); repeating it could
     // charge twice. Only a key the server dedupes lets it tell a repeat from a new request.
     return { retry: false, stopReason: 'non-idempotent', reason };

@@ -12,6 +12,8 @@ export interface ResolvedKeyOptions {
   generate: (() => string) | undefined;
   /** Whether the server at an origin stores keys and replays its answer (so a generated key makes a write safe to repeat). */
   serverDedupes: (origin: string) => boolean;
+  /** The origins `serverDedupes` listed, when it was a list (a failed write's message names them). */
+  declared?: readonly string[];
 }
 
 /** A call's key settings: `false` generates none; `pinnedKey` is a key the request pinned. */
@@ -88,8 +90,16 @@ function keyOptions(
     own(value, 'generate'),
     fallback.generate,
   );
-  const serverDedupes = dedupeRule(where, own(value, 'serverDedupes'), fallback.serverDedupes);
-  return { header, methods, generate, serverDedupes };
+  const dedupes = own(value, 'serverDedupes');
+  const serverDedupes = dedupeRule(where, dedupes, fallback.serverDedupes);
+  const declared = Array.isArray(dedupes)
+    ? dedupes.map((entry) => absoluteOrigin(entry as string)!)
+    : dedupes === undefined
+      ? fallback.declared
+      : undefined;
+  return declared === undefined
+    ? { header, methods, generate, serverDedupes }
+    : { header, methods, generate, serverDedupes, declared };
 }
 
 /**

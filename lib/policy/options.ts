@@ -43,6 +43,9 @@ export interface ResolvedOptions extends KeySettings, ChaosSetting {
   onRetry: ((event: RetryEvent) => void | Promise<void>) | undefined;
   onGiveUp: ((event: GiveUpEvent) => void) | undefined;
   shouldRetry: RetryPluginOptions['shouldRetry'];
+  shouldRetryResponse: RetryPluginOptions['shouldRetryResponse'];
+  unsafeRetryWrites: boolean;
+  delay: RetryPluginOptions['delay'];
   beforeAttempt: RetryPluginOptions['beforeAttempt'];
   /** `false`: no hedging. */
   hedge: false | ResolvedHedge;
@@ -86,6 +89,9 @@ const CALL_FIELDS = new Set([
   'onRetry',
   'onGiveUp',
   'shouldRetry',
+  'shouldRetryResponse',
+  'unsafeRetryWrites',
+  'delay',
   'beforeAttempt',
   'hedge',
   'onHedge',
@@ -149,6 +155,12 @@ function waits(where: string, input: Input, base: ResolvedOptions | undefined) {
   };
 }
 
+function flag(where: string, field: string, value: unknown, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'boolean') fail(where, field, `must be true or false, got ${typed(value)}`);
+  return value;
+}
+
 function deadline(where: string, value: unknown, fallback: number | undefined): number | undefined {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
@@ -195,8 +207,11 @@ function attemptHeader(where: string, value: unknown, fallback: string | false):
  * result. Throws a `TypeError` naming the first wrong field.
  */
 export function resolveCallOptions(input: Input, base: ResolvedOptions | undefined, where: string): ResolvedOptions {
-  const hook = <K extends 'onRetry' | 'onGiveUp' | 'shouldRetry' | 'beforeAttempt' | 'onHedge'>(field: K) =>
-    fn<ResolvedOptions[K]>(where, field, own(input, field), base?.[field]);
+  const hook = <
+    K extends 'onRetry' | 'onGiveUp' | 'shouldRetry' | 'shouldRetryResponse' | 'delay' | 'beforeAttempt' | 'onHedge',
+  >(
+    field: K,
+  ) => fn<ResolvedOptions[K]>(where, field, own(input, field), base?.[field]);
   const resolved: Omit<ResolvedOptions, 'plain'> = {
     ...waits(where, input, base),
     ...resolveTables(where, input, base),
@@ -205,6 +220,14 @@ export function resolveCallOptions(input: Input, base: ResolvedOptions | undefin
     onRetry: hook('onRetry'),
     onGiveUp: hook('onGiveUp'),
     shouldRetry: hook('shouldRetry'),
+    shouldRetryResponse: hook('shouldRetryResponse'),
+    unsafeRetryWrites: flag(
+      where,
+      'unsafeRetryWrites',
+      own(input, 'unsafeRetryWrites'),
+      base?.unsafeRetryWrites ?? false,
+    ),
+    delay: hook('delay'),
     beforeAttempt: hook('beforeAttempt'),
     hedge: resolveHedge(where, own(input, 'hedge'), base?.hedge ?? DEFAULTS.hedge),
     onHedge: hook('onHedge'),
@@ -218,7 +241,7 @@ export function resolveCallOptions(input: Input, base: ResolvedOptions | undefin
     resolved.beforeAttempt === undefined &&
     resolved.hedge === false &&
     resolved.deadlineMs === undefined &&
-    resolved.shouldRetry === undefined &&
+    resolved.shouldRetryResponse === undefined &&
     resolved.attemptHeader === false &&
     resolved.body === undefined;
   return { ...resolved, plain };

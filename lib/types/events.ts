@@ -65,7 +65,7 @@ export interface RetryEvent {
    * or the origin's rate limiter (`'rate-limit'`: the retry of a throttled attempt waits its turn in
    * the origin's queue; `delayMs` is the wait expected then).
    */
-  delaySource: 'backoff' | 'retry-after' | 'rate-limit';
+  delaySource: 'backoff' | 'retry-after' | 'rate-limit' | 'delay';
   /**
    * The failure being retried, as text: the status (`'503'`) or the network code (`'ECONNRESET'`);
    * `'rate-limited'` for a throttled attempt whose retry waits in the rate limiter's queue.
@@ -115,6 +115,19 @@ export interface RetryContext {
   /** What the decision table decided; for a resolved response, `{ retry: false, reason: 'success' }`. */
   decision: RetryDecision;
   /** The call's config (changing its headers changes what a retry sends). */
+  config: InternalAxiosRequestConfig;
+}
+
+/** Handed to `delay` before each retry. */
+export interface DelayContext {
+  /** The retry about to be planned: 1 for the first. */
+  attempt: number;
+  /** The failure being retried. */
+  error: AxiosError;
+  /** The wait the plugin computed (the jittered backoff, or the server's wait when it asked for one), in ms. */
+  computedMs: number;
+  /** The wait the server asked for (`Retry-After`, `retry-after-ms`, a spent quota's reset), in ms, if any. */
+  serverMs: number | undefined;
   config: InternalAxiosRequestConfig;
 }
 

@@ -1,6 +1,14 @@
 /** The options a user passes: to `retryPlugin()`, and per request in `config.retry`. */
 import type { InternalAxiosRequestConfig } from 'axios';
-import type { AttemptInfo, CircuitStateChange, GiveUpEvent, HedgeEvent, RetryContext, RetryEvent } from './events';
+import type {
+  AttemptInfo,
+  CircuitStateChange,
+  DelayContext,
+  GiveUpEvent,
+  HedgeEvent,
+  RetryContext,
+  RetryEvent,
+} from './events';
 import type { RateLimitEvent, RetryBudgetLike } from './guards';
 import type { ChaosOptions } from './chaos';
 import type {
@@ -111,6 +119,12 @@ export interface RetryPluginOptions {
    * @default undefined (the table decides)
    */
   shouldRetry?: (ctx: RetryContext) => boolean | undefined | Promise<boolean | undefined>;
+  /** Asked about resolved responses. @default undefined */
+  shouldRetryResponse?: (ctx: RetryContext) => boolean | undefined | Promise<boolean | undefined>;
+  /** Re-send writes that may have been processed. @default false */
+  unsafeRetryWrites?: boolean;
+  /** The wait before a retry. @default undefined (the backoff) */
+  delay?: (ctx: DelayContext) => number | undefined;
   /**
    * Runs before every attempt, the first included, after the interceptors (which run once per
    * call): refresh a token, sign the request with a timestamp, take a token from a rate limiter.
