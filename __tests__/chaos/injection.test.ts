@@ -7,7 +7,7 @@
 import type { AxiosError } from 'axios';
 import { isRetryableFailure } from '../../lib';
 import type { ChaosFault, ChaosMatch, RetryPluginOptions } from '../../lib';
-import { rejection } from '../support/helpers';
+import { rejection, storyOf } from '../support/helpers';
 import { setupOn } from '../support/plugin-setup';
 import { serverPerTest, startServer } from '../support/test-server';
 
@@ -42,7 +42,10 @@ describe.each(['http', 'fetch'] as const)('over the %s adapter', (adapter) => {
       expect(t.server.requests).toHaveLength(0);
       expect(error.isAxiosError).toBe(true);
       expect(error.code).toBe('ERR_BAD_RESPONSE');
-      expect(error.message).toBe('Request failed with status code 503');
+      expect(storyOf(error.message)).toEqual({
+        words: 'Request failed with status code 503',
+        story: expect.stringMatching(/^3 attempts over \d+ ms; stopped: retries-exhausted$/),
+      });
       expect(error.status).toBe(503);
       expect(error.response?.status).toBe(503);
       expect(error.response?.statusText).toBe('Service Unavailable');
@@ -154,7 +157,8 @@ describe.each(['http', 'fetch'] as const)('over the %s adapter', (adapter) => {
     function seen(error: AxiosError) {
       return {
         code: error.code,
-        message: error.message,
+        message: storyOf(error.message).words,
+        stopped: storyOf(error.message).story?.replace(/ over \d+ ms/, ''),
         get: isRetryableFailure(error, { method: 'GET' }),
         keylessPost: isRetryableFailure(error, { method: 'POST', keyed: false }),
         causeCode: (error.cause as { code?: unknown } | undefined)?.code,

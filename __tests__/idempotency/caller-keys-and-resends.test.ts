@@ -55,4 +55,29 @@ describe('Idempotency-Key: a key you set yourself is kept, and makes the call ke
     const [a, b] = t.server.requests.map((r) => r.headers['idempotency-key']);
     expect(b).toBe(a);
   });
+
+  test('through any chain of re-sends: a success that came from re-sending error.config, re-sent, gets a new key', async () => {
+    t.handler = (_req, res, index) => res.writeHead(index === 0 ? 503 : 200).end();
+    const { http } = setup({ retries: 0 });
+    const error = (await rejection(http.post(`${t.server.url}/pay`, { amount: 1 }))) as unknown as AxiosError;
+    const retriedByHand = await http.request(error.config!);
+    const again = await http.request(retriedByHand.config);
+    const [a, b, c] = t.server.requests.map((r) => r.headers['idempotency-key']);
+    expect(b).toBe(a);
+    expect(c).toBeDefined();
+    expect(c).not.toBe(a);
+    expect(again.config.retryState?.idempotencyKey).toBe(c);
+  });
+
+  test('the plugin’s own key carried by a re-sent error.config is still its own: not a deduped key of the caller', async () => {
+    // A 503 for the first two requests: the re-sent POST must stop as the first did (its server is
+    // not declared to dedupe), not be repeated as if the caller had chosen the key.
+    t.handler = (_req, res, index) => res.writeHead(index < 2 ? 503 : 200).end();
+    const { http } = setup({ retries: 1 });
+    const error = (await rejection(http.post(`${t.server.url}/pay`, { amount: 1 }))) as unknown as AxiosError;
+    expect(error.config?.retryState?.stopReason).toBe('non-idempotent');
+    const again = (await rejection(http.request(error.config!))) as unknown as AxiosError;
+    expect(again.config?.retryState?.stopReason).toBe('non-idempotent');
+    expect(t.server.requests).toHaveLength(2);
+  });
 });

@@ -10,6 +10,7 @@ import type { AxiosError, AxiosHeaders, AxiosInstance, AxiosRequestConfig } from
 import MockAdapter from 'axios-mock-adapter';
 import { retryPlugin } from '../../lib';
 import type { GiveUpEvent, RetryEvent, RetryPlugin, RetryPluginOptions } from '../../lib';
+import { storyOf } from '../support/helpers';
 
 const BASE = 'https://api.test';
 
@@ -178,7 +179,12 @@ describe('networkErrorOnce(): no code, no response', () => {
 
     const error = await failure(http.post('/v1/payments', { amount: 42 }));
 
-    expect(error.message).toBe('Network Error');
+    expect(storyOf(error.message)).toEqual({
+      words: 'Network Error',
+      story: expect.stringMatching(
+        /; stopped: non-idempotent — a POST to https:\/\/api.test:443 may have been processed/,
+      ),
+    });
     expect(mock.history.post).toHaveLength(1);
     expect(error.config?.retryState).toMatchObject({ attempts: 1, stopReason: 'non-idempotent' });
     expect(giveUps.map((e) => e.stopReason)).toEqual(['non-idempotent']);
@@ -190,7 +196,10 @@ describe('networkErrorOnce(): no code, no response', () => {
 
     const error = await failure(http.get('/v1/items'));
 
-    expect(error.message).toBe('Network Error');
+    expect(storyOf(error.message)).toEqual({
+      words: 'Network Error',
+      story: expect.stringMatching(/^3 attempts over \d+ ms; stopped: retries-exhausted$/),
+    });
     expect(error.response).toBeUndefined();
     expect(mock.history.get).toHaveLength(3);
     expect(error.config?.retryState).toMatchObject({ attempts: 3, stopReason: 'retries-exhausted' });

@@ -77,3 +77,15 @@ export function scriptedAdapter(steps: Array<number | string>) {
   };
   return { adapter, attempts };
 }
+
+/**
+ * A failed call's message split in two: axios's own words, and the story the plugin added after
+ * them in parentheses (`4 attempts over 1.3 s; stopped: retries-exhausted`), or `undefined` when it
+ * added none.
+ */
+export function storyOf(message: string): { words: string; story: string | undefined } {
+  const match = / \(((?:\d+ attempts? over [^;]+|nothing sent); stopped: [\s\S]*)\)$/.exec(message);
+  return match === null
+    ? { words: message, story: undefined }
+    : { words: message.slice(0, match.index), story: match[1] };
+}

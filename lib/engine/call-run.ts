@@ -252,9 +252,11 @@ export function startRun(
   if (keysCall(method, options, call.staleKey)) {
     const key = attachKey(config.headers, method, options, call.staleKey);
     if (key !== undefined) {
+      // The plugin's own key on a config re-sent after a failure is still the plugin's.
+      const generated = key.generated || key.key === call.ownKey;
       state.idempotencyKey = key.key;
-      if (key.generated) call.generatedKey = key.key;
-      call.deduped = !key.generated || dedupedAt(options, origin);
+      if (generated) call.generatedKey = key.key;
+      call.deduped = !generated || dedupedAt(options, origin);
     }
   }
   return new CallRun(config, call, state, base, shared, method, routeTo(origin, config, shared, state, options));

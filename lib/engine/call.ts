@@ -14,6 +14,11 @@ export interface Call {
   retry: unknown;
   /** A key this plugin generated for an earlier call that succeeded with this config: stale, replaced. */
   readonly staleKey: string | undefined;
+  /**
+   * A key this plugin generated for an earlier call that failed with this config (re-sent by hand):
+   * the same operation, so the call keeps it, and it stays the plugin's key, not one the caller chose.
+   */
+  readonly ownKey: string | undefined;
   /** The adapter has taken the call: a second adapter run (a copied config) must not start it again. */
   started: boolean;
   /** The key this plugin generated for the call, if it did. */
@@ -74,6 +79,7 @@ export function beginCall(owner: object, options: ResolvedOptions, retry: unknow
     options,
     retry,
     staleKey: succeeded ? last.generatedKey : undefined,
+    ownKey: succeeded ? undefined : last?.generatedKey,
     started: false,
     generatedKey: undefined,
     deduped: false,

@@ -138,8 +138,10 @@ async function retry(run: CallRun, decision: Decision): Promise<Outcome | Wait> 
   const retry = run.retries++;
   // Read only when a retry is otherwise possible: a stream still being sent is read to its end first.
   const bodyReplayable = decision.retry && retry < options.retries ? await run.body.replayable() : true;
-  // While the key's limiter is on, its gate holds the retry like any other wait (`gateWait`).
-  const gate = gateWait(run);
+  // While the key's limiter is on, its gate holds the retry like any other wait (`gateWait`). One
+  // clock read for both waits: a server's wait until a date and the pause it set are then equal.
+  const now = shared.now();
+  const gate = gateWait(run, now);
   const step = plan(
     {
       decision,
@@ -147,7 +149,7 @@ async function retry(run: CallRun, decision: Decision): Promise<Outcome | Wait> 
       bodyReplayable,
       suspectedCors: run.corsSensitive && shared.cors.suspect(run.origin, run.failure),
       closed: shared.closed,
-      retryAfterMs: askedWaitMs(run),
+      retryAfterMs: askedWaitMs(run, now),
       previousDelayMs: run.previousDelayMs,
       timeLeftMs: run.deadline.timeLeft(),
       breakerRefuses: run.gate.refusing,

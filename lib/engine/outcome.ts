@@ -107,7 +107,7 @@ export function finish(run: Ending, outcome: Outcome): Promise<AxiosResponse> {
   }
   const thrown = ownError(outcome.error, run.config);
   run.gate.failed(thrown);
-  tell(thrown, story(run, outcome.stopReason));
+  tell(thrown, story(run, outcome.stopReason, outcome.error));
   return Promise.reject(thrown);
 }
 
@@ -144,24 +144,25 @@ export function tell(error: unknown, told: string): void {
   const original = holder[AXIOS_MESSAGE] ?? said;
   const message = `${original} (${told})`;
   try {
+    // Read before the message changes: V8 writes the stack's text on its first read, from the message then.
+    const stack = holder.stack;
     holder.message = message;
     Object.defineProperty(holder, AXIOS_MESSAGE, { value: original, configurable: true });
-    if (typeof holder.stack === 'string' && holder.stack.includes(said))
-      holder.stack = holder.stack.replace(said, message);
+    if (typeof stack === 'string' && stack.includes(said)) holder.stack = stack.replace(said, message);
   } catch {
     // A frozen error keeps its words.
   }
 }
 
 /** What the plugin did, in words: attempts, time, and why it stopped (with what to do, where the reason needs it). */
-export function story(run: Ending, reason: StopReason): string {
+export function story(run: Ending, reason: StopReason, error: unknown): string {
   const { attempts } = run.state;
   const sent = attempts === 0 ? 'nothing sent' : `${attempts} attempt${attempts === 1 ? '' : 's'}`;
   const over = attempts === 0 ? '' : ` over ${duration(run.shared.now() - run.startedAt)}`;
-  return `${sent}${over}; stopped: ${reason}${because(run, reason)}`;
+  return `${sent}${over}; stopped: ${reason}${because(run, reason, error)}`;
 }
 
-function because(run: Ending, reason: StopReason): string {
+function because(run: Ending, reason: StopReason, error: unknown): string {
   switch (reason) {
     case 'deadline':
       return run.options.deadlineMs === undefined ? '' : ` of ${run.options.deadlineMs} ms`;
@@ -173,6 +174,8 @@ function because(run: Ending, reason: StopReason): string {
     }
     case 'hook-failed': {
       const thrown = run.state.hookError;
+      // The hook's own error is the one the caller gets (a body factory's): its words are said already.
+      if (thrown === error) return '';
       return thrown instanceof Error
         ? `: ${thrown.name}: ${thrown.message}`
         : thrown === undefined

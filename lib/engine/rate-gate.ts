@@ -78,7 +78,8 @@ export function observe(run: CallRun, attempt: Attempt): void {
     run.pushback = { throttled: true, quotaWaitMs: spentForMs(hint) };
     const limiter = existing ?? limiters.for(run.limiterKey);
     const hintless = waitMs === undefined && hint === undefined;
-    limiter.throttled({ sentAt: run.sentAt, policyRate: rate, ...hold, hintless });
+    // The clock the server's wait was read by: a wait until a date then ends at that date.
+    limiter.throttled({ sentAt: run.sentAt, policyRate: rate, ...hold, hintless }, now);
   } else if (existing?.state === 'on') {
     existing.succeeded();
     if (quotaSpent(hint)) existing.spentOnSuccess(hold);
@@ -94,18 +95,21 @@ const NO_PUSHBACK: Pushback = { throttled: false, quotaWaitMs: undefined };
  * What the key's gate would hold a retry sent now to, while its limiter is on (`undefined` when it
  * is off): the key's hold, and the turn in its queue, the hold included.
  */
-export function gateWait(run: CallRun): GateWait | undefined {
+export function gateWait(run: CallRun, now: number): GateWait | undefined {
   const limiter = activeLimiter(run);
   if (limiter === undefined) return undefined;
-  return { turnMs: limiter.full ? Infinity : Math.ceil(limiter.expectedWaitMs()), heldForMs: limiter.heldForMs() };
+  return {
+    turnMs: limiter.full ? Infinity : Math.ceil(limiter.expectedWaitMs(now)),
+    heldForMs: limiter.heldForMs(now),
+  };
 }
 
 /**
  * What the server asks the retry of the last attempt to wait, in ms: its `Retry-After` (or
  * `retry-after-ms`), else for a throttle, its spent quota's reset; `undefined` without a valid one.
  */
-export function askedWaitMs(run: CallRun): number | undefined {
-  return serverWaitMs(headerReader(responseOf(run.last)?.headers), run.shared.now()) ?? run.pushback.quotaWaitMs;
+export function askedWaitMs(run: CallRun, now: number): number | undefined {
+  return serverWaitMs(headerReader(responseOf(run.last)?.headers), now) ?? run.pushback.quotaWaitMs;
 }
 
 /** How much later than planned a turn may come and still count as the wait chosen (ms). */

@@ -96,10 +96,9 @@ export class RateLimiter implements RateLimiterView {
    * How long a call asking now would wait for its turn (ms), by the current rate and queue; 0 when
    * it would go at once.
    */
-  expectedWaitMs(): number {
+  expectedWaitMs(now = this.now()): number {
     const rule = this.rule;
     if (rule === undefined) return 0;
-    const now = this.now();
     if (this.pacing?.active) return this.pacing.expectedWaitMs(this.queued, now);
     const start = Math.max(now, rule.nextAt, rule.pausedUntil);
     return start - now + (this.queued * 1000) / rule.ratePerSecond;
@@ -145,8 +144,7 @@ export class RateLimiter implements RateLimiterView {
   }
 
   /** The server throttled an attempt (a 429, a 503 with `Retry-After`, or a spent quota). */
-  throttled(throttle: Throttle): void {
-    const now = this.now();
+  throttled(throttle: Throttle, now = this.now()): void {
     this.lastThrottleAt = now;
     const reset = this.resets.refused(now, throttle.sentAt, throttle.resetMs);
     const pauseMs = reset?.holdMs ?? throttle.pauseMs;
@@ -184,9 +182,9 @@ export class RateLimiter implements RateLimiterView {
   }
 
   /** How long this key is held from now (a server's pause, a spent quota's reset); 0 when it is not. */
-  heldForMs(): number {
+  heldForMs(now = this.now()): number {
     const until = this.pacing?.active ? this.pacing.pausedUntil : (this.rule?.pausedUntil ?? 0);
-    return Math.max(0, until - this.now());
+    return Math.max(0, until - now);
   }
 
   /** The server's policy states its rate (a `RateLimit-Policy`): pace to it while on. */
