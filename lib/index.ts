@@ -29,6 +29,7 @@ export type {
   CircuitBreakerView,
   CircuitState,
   CircuitStateChange,
+  DelayContext,
   GiveUpEvent,
   IdempotencyKeyOptions,
   JitterStrategy,

@@ -72,7 +72,7 @@ export interface RetryEvent {
    */
   reason: string;
   /**
-   * The failure being retried. For a resolved response that `shouldRetry` asked to retry: an
+   * The failure being retried. For a resolved response that `shouldRetryResponse` asked to retry: an
    * `AxiosError` with code `'ERR_SHOULD_RETRY'` and that `response`.
    */
   error: AxiosError;
@@ -92,9 +92,12 @@ export interface RetryDecision {
   stopReason?: StopReason;
 }
 
-/** Handed to `shouldRetry` after every attempt that failed, and after every response when it is set. */
+/**
+ * Handed to `shouldRetry` after every attempt that failed, and to `shouldRetryResponse` after every
+ * attempt whose response axios resolved.
+ */
 export interface RetryContext {
-  /** The attempt's failure; `undefined` when the attempt got a response that axios resolved. */
+  /** The attempt's failure; `undefined` for `shouldRetryResponse` (the response was resolved). */
   error: AxiosError | undefined;
   /**
    * The response: of a resolved attempt, or the failed one's `error.response` when there was one,
@@ -115,6 +118,20 @@ export interface RetryContext {
   /** What the decision table decided; for a resolved response, `{ retry: false, reason: 'success' }`. */
   decision: RetryDecision;
   /** The call's config (changing its headers changes what a retry sends). */
+  config: InternalAxiosRequestConfig;
+}
+
+/** Handed to `delay` before each retry's wait is chosen. */
+export interface DelayContext {
+  /** The retry about to wait: 1 for the first retry. */
+  attempt: number;
+  /** The failure being retried (for a response `shouldRetryResponse` asked to retry, as on `RetryEvent.error`). */
+  error: AxiosError;
+  /** The wait the backoff computed (jitter applied), in ms. */
+  computedMs: number;
+  /** The wait the server asked for (`Retry-After`, `retry-after-ms`, a rate-limit reset), in ms, if it did. */
+  serverMs: number | undefined;
+  /** The config of the next attempt. */
   config: InternalAxiosRequestConfig;
 }
 
