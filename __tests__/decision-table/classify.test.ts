@@ -122,7 +122,8 @@ describe('the decision table', () => {
   });
 
   test('custom statusCodes and errorCodes change the table', () => {
-    const custom = resolvePluginOptions({ statusCodes: [500], errorCodes: ['EWHATEVER'] }).call;
+    // An adapter's own code: not an errno name, so it is taken as written.
+    const custom = resolvePluginOptions({ statusCodes: [500], errorCodes: ['MY_ADAPTER_DOWN'] }).call;
     expect(
       classify({ error: statusError(500), method: 'GET', keyed: false, deduped: false, data: undefined }, custom),
     ).toMatchObject({
@@ -134,7 +135,10 @@ describe('the decision table', () => {
       retry: false,
     });
     expect(
-      classify({ error: network('EWHATEVER'), method: 'GET', keyed: false, deduped: false, data: undefined }, custom),
+      classify(
+        { error: network('MY_ADAPTER_DOWN'), method: 'GET', keyed: false, deduped: false, data: undefined },
+        custom,
+      ),
     ).toMatchObject({ retry: true });
   });
 });

@@ -56,6 +56,7 @@ const OPTIONS = [
   'errorCodes',
   'idempotencyKey',
   'retryAfter',
+  'unsafeRetryWrites',
   'budget',
   'breaker',
   'rateLimit',

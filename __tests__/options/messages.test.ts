@@ -34,6 +34,32 @@ function expectMessage(actual: string, expected: string | RegExp): void {
 const PLUGIN_ROWS: Row[] = [
   ['fast', 'axios-resilience: options must be an object, got the string "fast"'],
   [{ retires: 3 }, 'axios-resilience: retires is not a known option; did you mean retries?'],
+  // The peers' names (axios-retry, retry-axios, got, ky) are answered with ours.
+  [{ retry: 3 }, 'axios-resilience: retry is the per-request field; for the number of retries use retries'],
+  [
+    { retryCondition: () => true },
+    'axios-resilience: retryCondition is not an option here; use shouldRetry (writes stay guarded)',
+  ],
+  [
+    { retryDelay: () => 100 },
+    'axios-resilience: retryDelay is not an option here; use delay, or baseDelayMs for a number',
+  ],
+  [
+    { shouldResetTimeout: true },
+    "axios-resilience: shouldResetTimeout is not needed: each attempt gets axios's whole timeout; deadlineMs bounds the call",
+  ],
+  [
+    { noResponseRetries: 2 },
+    'axios-resilience: noResponseRetries is not an option here; use retries; network failures are in errorCodes',
+  ],
+  [
+    { httpMethodsToRetry: ['GET', 'POST'] },
+    'axios-resilience: httpMethodsToRetry is not an option here: POST and PATCH are retried with idempotencyKey.serverDedupes or unsafeRetryWrites',
+  ],
+  [
+    { maxRetryAfter: 60_000 },
+    "axios-resilience: maxRetryAfter is not an option here; use maxDelayMs with retryAfter: 'fail'",
+  ],
   [{ statuscodes: [503] }, 'axios-resilience: statuscodes is not a known option; did you mean statusCodes?'],
   [
     { colour: 'red' },
@@ -82,11 +108,39 @@ const PLUGIN_ROWS: Row[] = [
     { errorCodes: [''] },
     'axios-resilience: errorCodes[0] must be an error code string such as "ECONNRESET", got the string ""',
   ],
+  [
+    { errorCodes: ['ECONNRESET,ETIMEDOUT'] },
+    'axios-resilience: errorCodes[0] must be an error code string such as "ECONNRESET", got the string "ECONNRESET,ETIMEDOUT"',
+  ],
+  [
+    { errorCodes: ['503'] },
+    'axios-resilience: errorCodes[0] must be an error code string such as "ECONNRESET", got the string "503" (statuses go in statusCodes)',
+  ],
+  [
+    { errorCodes: ['ECONNRESET', 'ECONNREFUSD'] },
+    'axios-resilience: errorCodes[1] is not a known error code, got "ECONNREFUSD"; did you mean ECONNREFUSED?',
+  ],
+  [
+    { errorCodes: ['etimeout'] },
+    'axios-resilience: errorCodes[0] is not a known error code, got "etimeout"; did you mean ETIMEDOUT?',
+  ],
+  // Outside the errno names, only a near miss of a known code is refused.
+  [
+    { errorCodes: ['ERR_NETWROK'] },
+    'axios-resilience: errorCodes[0] is not a known error code, got "ERR_NETWROK"; did you mean ERR_NETWORK?',
+  ],
+  [
+    { errorCodes: ['EWHATEVER'] },
+    'axios-resilience: errorCodes[0] is not a known error code, got "EWHATEVER"; known E… codes: ECONNRESET, ECONNREFUSED, ETIMEDOUT, ECONNABORTED, ENOTFOUND, EAI_AGAIN, EPIPE, ENETUNREACH, EHOSTUNREACH, ENETDOWN, EHOSTDOWN, ESOCKETTIMEDOUT, ENETRESET, ENOTCONN, EADDRINUSE, EADDRNOTAVAIL, EPROTO, EAI_FAIL, EMFILE, ENFILE, ENOBUFS',
+  ],
   [{ deadlineMs: 0 }, 'axios-resilience: deadlineMs must be a finite number > 0, got 0'],
   [{ deadlineMs: '5s' }, 'axios-resilience: deadlineMs must be a finite number > 0, got the string "5s"'],
   [{ onRetry: 'log' }, 'axios-resilience: onRetry must be a function, got the string "log"'],
   [{ onGiveUp: {} }, 'axios-resilience: onGiveUp must be a function, got an object'],
   [{ shouldRetry: true }, 'axios-resilience: shouldRetry must be a function, got the boolean true'],
+  [{ shouldRetryResponse: 'yes' }, 'axios-resilience: shouldRetryResponse must be a function, got the string "yes"'],
+  [{ delay: 500 }, 'axios-resilience: delay must be a function, got the number 500'],
+  [{ unsafeRetryWrites: 'yes' }, 'axios-resilience: unsafeRetryWrites must be true or false, got the string "yes"'],
   [{ beforeAttempt: [] }, 'axios-resilience: beforeAttempt must be a function, got an array'],
   [{ onHedge: 1 }, 'axios-resilience: onHedge must be a function, got the number 1'],
   [{ random: 4 }, 'axios-resilience: random must be a function, got the number 4'],
@@ -167,8 +221,13 @@ const PLUGIN_ROWS: Row[] = [
     'axios-resilience: budget must be false, a RetryBudget or an options object, got the string "lots"',
   ],
   [{ budget: { ration: 0.2 } }, 'axios-resilience: budget.ration is not a known option; did you mean ratio?'],
-  [{ budget: { ratio: -0.1 } }, 'axios-resilience: budget.ratio must be a finite number >= 0, got -0.1'],
-  [{ budget: { ratio: '10%' } }, 'axios-resilience: budget.ratio must be a finite number >= 0, got the string "10%"'],
+  [{ budget: { ratio: -0.1 } }, 'axios-resilience: budget.ratio must be a share from 0 to 1 (0.1 is 10 %), got -0.1'],
+  [
+    { budget: { ratio: '10%' } },
+    'axios-resilience: budget.ratio must be a share from 0 to 1 (0.1 is 10 %), got the string "10%"',
+  ],
+  // A percentage written where a share goes: ten retries per call, no budget at all.
+  [{ budget: { ratio: 10 } }, 'axios-resilience: budget.ratio must be a share from 0 to 1 (0.1 is 10 %), got 10'],
   [{ budget: { windowMs: 0 } }, 'axios-resilience: budget.windowMs must be a finite number > 0, got 0'],
   [{ budget: { maxOrigins: 0.5 } }, 'axios-resilience: budget.maxOrigins must be a whole number >= 1, got 0.5'],
   [{ breaker: true }, 'axios-resilience: breaker must be false or an options object, got the boolean true'],
@@ -194,6 +253,19 @@ const PLUGIN_ROWS: Row[] = [
     'axios-resilience: breaker.resetTimeout (5000) must not be above maxResetTimeout (4000)',
   ],
   [{ breaker: { maxOrigins: 0 } }, 'axios-resilience: breaker.maxOrigins must be a whole number >= 1, got 0'],
+  // A breaker opens when the failure rate is above the threshold: at 100 or more, never.
+  [
+    { breaker: { errorThresholdPercentage: 150 } },
+    'axios-resilience: breaker.errorThresholdPercentage must be from 0 to below 100 (the breaker opens above it), got 150',
+  ],
+  [
+    { breaker: { errorThresholdPercentage: 100 } },
+    'axios-resilience: breaker.errorThresholdPercentage must be from 0 to below 100 (the breaker opens above it), got 100',
+  ],
+  [
+    { breaker: { errorThresholdPercentage: -1 } },
+    'axios-resilience: breaker.errorThresholdPercentage must be a finite number >= 0, got -1',
+  ],
   [{ breaker: { rollingCountBuckets: 0 } }, 'axios-resilience: breaker.rollingCountBuckets must be at least 1, got 0'],
   [{ breaker: { key: 'origin' } }, 'axios-resilience: breaker.key must be a function, got the string "origin"'],
   [
@@ -216,6 +288,30 @@ const PLUGIN_ROWS: Row[] = [
 
 const REQUEST_ROWS: Row[] = [
   ['yes', 'axios-resilience: config.retry must be false or an options object, got the string "yes"'],
+  [
+    true,
+    'axios-resilience: config.retry cannot be true: omit it, or give an options object; false turns the plugin off for the call',
+  ],
+  [
+    3,
+    'axios-resilience: config.retry must be false or an options object, got the number 3 (for 3 retries: { retries: 3 })',
+  ],
+  [
+    { retry: 3 },
+    'axios-resilience: config.retry.retry is the per-request field; for the number of retries use retries',
+  ],
+  [
+    { retryCondition: () => true },
+    'axios-resilience: config.retry.retryCondition is not an option here; use shouldRetry (writes stay guarded)',
+  ],
+  [
+    { unsafeRetryWrites: 1 },
+    'axios-resilience: config.retry.unsafeRetryWrites must be true or false, got the number 1',
+  ],
+  [
+    { errorCodes: ['econnrefusd'] },
+    'axios-resilience: config.retry.errorCodes[0] is not a known error code, got "econnrefusd"; did you mean ECONNREFUSED?',
+  ],
   [
     { budget: false },
     'axios-resilience: config.retry.budget can be set only in retryPlugin({ budget }), not per request',
@@ -257,6 +353,59 @@ describe('retryPlugin(options): one message per mistake', () => {
   test('every row is a different message', () => {
     const messages = [...PLUGIN_ROWS, ...REQUEST_ROWS].map(([, message]) => String(message));
     expect(new Set(messages).size).toBe(messages.length);
+  });
+});
+
+/**
+ * The peers' retry option names, each answered with ours (not "did you mean …?" for a name that
+ * merely looks alike, nor the list of every option), in retryPlugin() and per request alike.
+ */
+const PEER_NAMES = {
+  'axios-retry': ['retryCondition', 'retryDelay', 'shouldResetTimeout', 'onMaxRetryTimesExceeded', 'validateResponse'],
+  'retry-axios (raxConfig)': [
+    'retry',
+    'noResponseRetries',
+    'retryDelay',
+    'httpMethodsToRetry',
+    'statusCodesToRetry',
+    'onRetryAttempt',
+    'backoffType',
+    'checkRetryAfter',
+    'maxRetryAfter',
+    'maxRetryDelay',
+  ],
+  'got and ky (retry: {…})': ['limit', 'methods', 'calculateDelay', 'backoffLimit', 'maxRetryAfter'],
+};
+/** Names the peers share with us: ours, so accepted. */
+const SHARED_NAMES = {
+  retries: 2,
+  shouldRetry: () => undefined,
+  statusCodes: [503],
+  errorCodes: ['ETIMEDOUT'],
+  jitter: 'full',
+  delay: () => 5,
+};
+
+describe("the peers' option names", () => {
+  const base = resolvePluginOptions({}).call;
+  describe.each(Object.entries(PEER_NAMES))('%s', (_peer, names) => {
+    test.each(names)('%s names our equivalent', async (name) => {
+      const answer =
+        /^axios-resilience: (config\.retry\.)?(\w+) (is the per-request field|is not an option here|is not needed)/;
+      for (const [message, where] of [
+        [await typeError(() => retryPlugin({ [name]: 1 } as never)), ''],
+        [await typeError(() => resolveRequestOptions({ [name]: 1 }, base)), 'config.retry.'],
+      ] as const) {
+        expect(message).toMatch(answer);
+        expect(message.startsWith(`axios-resilience: ${where}${name} `)).toBe(true);
+        expect(message).not.toMatch(/did you mean|known:/);
+      }
+    });
+  });
+
+  test('the names they share with us are ours', () => {
+    expect(resolvePluginOptions(SHARED_NAMES as never).call).toMatchObject({ retries: 2, jitter: 'full' });
+    expect(resolveRequestOptions(SHARED_NAMES, base)).toMatchObject({ retries: 2, jitter: 'full' });
   });
 });
 
@@ -366,7 +515,7 @@ describe('what a call or an install checks', () => {
     [
       'new RetryBudget() with a string ratio',
       () => new RetryBudget({ ratio: '10%' as never }),
-      'axios-resilience: budget.ratio must be a finite number >= 0, got the string "10%"',
+      'axios-resilience: budget.ratio must be a share from 0 to 1 (0.1 is 10 %), got the string "10%"',
     ],
     [
       'new RetryBudget() with a clock that is not a function',

@@ -54,6 +54,62 @@ describe('plugin options', () => {
     expect(() => retryPlugin(options as never)).toThrow(message);
   });
 
+  test('error codes are kept in upper case, as Node writes them, whatever case they were given in', () => {
+    const { errorCodes } = resolvePluginOptions({ errorCodes: ['econnreset', 'Etimedout', 'eai_fail'] }).call;
+    expect([...errorCodes]).toEqual(['ECONNRESET', 'ETIMEDOUT', 'EAI_FAIL']);
+  });
+
+  test("codes outside the errno names are taken as written: Node's, axios's, undici's, OpenSSL's, an adapter's own", () => {
+    const codes = ['ERR_HTTP2_STREAM_ERROR', 'ERR_BAD_RESPONSE', 'UND_ERR_HEADERS_TIMEOUT', 'CERT_HAS_EXPIRED'];
+    const { errorCodes } = resolvePluginOptions({ errorCodes: [...codes, 'my_adapter_down'] }).call;
+    expect([...errorCodes]).toEqual([...codes, 'MY_ADAPTER_DOWN']);
+  });
+
+  test('the rarer errno codes a socket or a DNS lookup gives are known', () => {
+    const codes = [
+      'ENETRESET',
+      'ENOTCONN',
+      'EADDRINUSE',
+      'EADDRNOTAVAIL',
+      'EPROTO',
+      'EAI_FAIL',
+      'EMFILE',
+      'ENFILE',
+      'ENOBUFS',
+    ];
+    expect([...resolvePluginOptions({ errorCodes: codes }).call.errorCodes]).toEqual(codes);
+  });
+
+  test('a breaker threshold from 0 to below 100 and a budget share from 0 to 1 are accepted', () => {
+    for (const errorThresholdPercentage of [0, 99.5]) {
+      expect(resolvePluginOptions({ breaker: { errorThresholdPercentage } }).breaker).toMatchObject({
+        errorThresholdPercentage,
+      });
+    }
+    for (const ratio of [0, 1]) {
+      expect(resolvePluginOptions({ budget: { ratio } }).budget).toMatchObject({ perOrigin: { ratio } });
+    }
+    expect(() => new RetryBudget({ ratio: 1.5 })).toThrow('budget.ratio must be a share from 0 to 1');
+  });
+
+  test('shouldRetryResponse, delay and unsafeRetryWrites: off by default, resolved when given', () => {
+    expect(resolvePluginOptions({}).call).toMatchObject({
+      shouldRetryResponse: undefined,
+      delay: undefined,
+      unsafeRetryWrites: false,
+    });
+    const shouldRetryResponse = () => false;
+    const delay = () => 10;
+    const call = resolvePluginOptions({ shouldRetryResponse, delay, unsafeRetryWrites: true }).call;
+    expect(call).toMatchObject({ shouldRetryResponse, delay, unsafeRetryWrites: true });
+  });
+
+  test('a call that asks shouldRetryResponse is not plain; delay and unsafeRetryWrites leave it plain', () => {
+    expect(resolvePluginOptions({}).call.plain).toBe(true);
+    expect(resolvePluginOptions({ shouldRetryResponse: () => undefined }).call.plain).toBe(false);
+    expect(resolvePluginOptions({ delay: () => 10, unsafeRetryWrites: true }).call.plain).toBe(true);
+  });
+
   test('accepts a RetryBudget instance to share', () => {
     const shared = new RetryBudget({ ratio: 0.2 });
     expect(resolvePluginOptions({ budget: shared }).budget).toEqual({ shared });
@@ -69,6 +125,35 @@ describe('per-request options', () => {
 
   test('false leaves the call alone', () => {
     expect(resolveRequestOptions(false, plugin)).toBe(false);
+  });
+
+  test('true is refused (the type forbids it): omit the field, or give an object', () => {
+    expect(() => resolveRequestOptions(true, plugin)).toThrow(TypeError);
+    expect(() => resolveRequestOptions(true, plugin)).toThrow(
+      /^axios-resilience: config\.retry cannot be true: omit it/,
+    );
+  });
+
+  test('null, as undefined, keeps the plugin options', () => {
+    expect(resolveRequestOptions(null, plugin)).toBe(plugin);
+  });
+
+  test('shouldRetryResponse, delay and unsafeRetryWrites: inherited from the plugin, overridden per request', () => {
+    const shouldRetryResponse = () => true;
+    const delay = () => 10;
+    const withThem = resolvePluginOptions({ shouldRetryResponse, delay, unsafeRetryWrites: true }).call;
+    expect(resolveRequestOptions({ retries: 1 }, withThem)).toMatchObject({
+      shouldRetryResponse,
+      delay,
+      unsafeRetryWrites: true,
+      plain: false,
+    });
+    const other = () => 20;
+    expect(resolveRequestOptions({ delay: other, unsafeRetryWrites: false }, withThem)).toMatchObject({
+      delay: other,
+      unsafeRetryWrites: false,
+    });
+    expect(resolveRequestOptions({ shouldRetryResponse }, plugin)).toMatchObject({ shouldRetryResponse, plain: false });
   });
 
   test('an object overrides only the fields it names', () => {

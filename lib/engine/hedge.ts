@@ -7,6 +7,7 @@ import type { CallRun } from './call-run';
 import { dispatch } from './context';
 import { cancellation } from './hooks';
 import type { LatencyWindow } from '../guards/latency';
+import { notify } from './listeners';
 
 /**
  * Hedged requests (Dean and Barroso, "The Tail at Scale"): when an attempt has not answered after
@@ -208,10 +209,7 @@ async function mayHedge(run: CallRun, delayMs: number): Promise<boolean> {
   if (run.budget !== undefined && !(await run.budget.tryWithdraw())) return false;
   state.attempts += 1;
   state.hedges = (state.hedges ?? 0) + 1;
-  try {
-    run.options.onHedge?.({ attempt: state.attempts, delayMs, config });
-  } catch {
-    // An observer: what it throws does not stop the copy.
-  }
+  // An observer: what it throws does not stop the copy.
+  notify(run.options.onHedge, { attempt: state.attempts, delayMs, config });
   return true;
 }

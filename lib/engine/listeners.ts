@@ -8,6 +8,27 @@ import type { PluginEventName, PluginEvents } from '../types';
 
 export type PluginListener<K extends PluginEventName> = (event: PluginEvents[K]) => void;
 
+/**
+ * Calls an observing hook (`onGiveUp`, `onHedge`, `onCircuitStateChange`, `onRateLimit`): what it
+ * throws, or a promise it returns rejects with, goes to `failed` (or nowhere), never into the call
+ * it watched, nor out as an unhandled rejection.
+ */
+export function notify<E>(
+  hook: ((event: E) => unknown) | undefined,
+  event: E,
+  failed?: (error: unknown) => void,
+): void {
+  if (hook === undefined) return;
+  try {
+    const result = hook(event);
+    if (typeof (result as PromiseLike<unknown> | undefined)?.then === 'function') {
+      (result as PromiseLike<unknown>).then(undefined, (error: unknown) => failed?.(error));
+    }
+  } catch (error) {
+    failed?.(error);
+  }
+}
+
 /** The listeners of one plugin, by event. */
 export class Listeners {
   private readonly byName: { [K in PluginEventName]?: Set<PluginListener<K>> } = {};

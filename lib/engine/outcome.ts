@@ -8,6 +8,7 @@ import type { BreakerGate } from './breaker-gate';
 import type { Call, CallState } from './call';
 import type { Ended } from './hooks';
 import { cancellation } from './hooks';
+import { notify } from './listeners';
 import type { Listeners } from './listeners';
 import { destination } from './route';
 
@@ -235,14 +236,7 @@ export function giveUp(
       tell(error, `nothing sent; stopped: ${state.stopReason}`);
   }
   const event = { error, stopReason: state.stopReason, retryState: state };
-  const onGiveUp = call.options.onGiveUp;
-  if (onGiveUp !== undefined) {
-    try {
-      onGiveUp(event);
-    } catch (hookError) {
-      state.hookError ??= hookError;
-    }
-  }
+  notify(call.options.onGiveUp, event, (hookError) => (state.hookError ??= hookError));
   if (listeners.has('giveUp')) {
     listeners.emit('giveUp', { ...event, origin: config === undefined ? 'relative:' : destination(config) });
   }

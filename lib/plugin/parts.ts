@@ -1,5 +1,5 @@
 import type { Shared } from '../engine/context';
-import { Listeners } from '../engine/listeners';
+import { Listeners, notify } from '../engine/listeners';
 import { LatencyWindow } from '../guards/latency';
 import { BreakerRegistry } from '../guards/breaker';
 import { CorsEvidence } from '../guards/cors';
@@ -34,17 +34,17 @@ export function sharedParts(resolved: ResolvedPluginOptions): {
   const key = breaker === false ? undefined : breaker.key;
   const rateKey = resolved.rateLimit === false ? undefined : resolved.rateLimit.key;
   const latencies = new BoundedMap<LatencyWindow>(LATENCY_ORIGINS);
-  // plugin.on() listeners hear a state change first, then the hook (which may throw).
+  // plugin.on() listeners hear a state change first, then the hook (what it throws is dropped).
   const listeners = new Listeners();
   const onCircuitStateChange = resolved.onCircuitStateChange;
   const circuitChanged = (change: CircuitStateChange): void => {
     listeners.emit('circuitStateChange', change);
-    onCircuitStateChange?.(change);
+    notify(onCircuitStateChange, change);
   };
   const onRateLimit = resolved.onRateLimit;
   const rateLimitChanged = (event: RateLimitEvent): void => {
     listeners.emit('rateLimit', event);
-    onRateLimit?.(event);
+    notify(onRateLimit, event);
   };
   const makeLatencies = (): LatencyWindow => new LatencyWindow();
   const shared: Shared = {

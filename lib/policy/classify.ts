@@ -85,8 +85,9 @@ export function networkCode(error: unknown, errorCodes: ReadonlySet<string>): st
   let found: string | undefined;
   let current = asFailure(error);
   for (let depth = 0; current && depth < 4; depth++) {
-    const code = current.code;
-    if (typeof code === 'string' && errorCodes.has(code)) {
+    // `errorCodes` holds upper case; an adapter may write its code in any case.
+    const code = typeof current.code === 'string' ? current.code.toUpperCase() : undefined;
+    if (code !== undefined && errorCodes.has(code)) {
       // Prefer a code that says more than the generic fetch "Network Error".
       if (found === undefined || found === 'ERR_NETWORK') found = code;
       if (NEVER_SENT_CODES.has(code)) return code;

@@ -47,6 +47,7 @@ export const DEFAULTS = {
   errorCodes: DEFAULT_ERROR_CODES,
   idempotencyKey: { header: 'Idempotency-Key', methods: ['POST', 'PATCH'], serverDedupes: false },
   retryAfter: 'clamp',
+  unsafeRetryWrites: false,
   budget: { ratio: 0.1, minPerSecond: 10, windowMs: 10_000, maxOrigins: 1000 },
   breaker: {
     errorThresholdPercentage: 50,

@@ -44,11 +44,25 @@ export function budgetNumber(field: string, value: unknown, fallback: number, po
   return value;
 }
 
+/**
+ * The budget's ratio is a share of first attempts, 0 to 1: at 1 retries may double the load, which
+ * is already past what a budget is for (bounding a retry storm); more than that is no budget at
+ * all (`budget: false` says so plainly), and a value above 1 is most often a percentage (`10` for
+ * 10 %) that would let every call retry ten times.
+ */
+function budgetRatio(value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !(value >= 0 && value <= 1)) {
+    fail('', 'budget.ratio', `must be a share from 0 to 1 (0.1 is 10 %), got ${given(value, 'number')}`);
+  }
+  return value;
+}
+
 /** Ratio, floor and window of a budget (`new RetryBudget()` and the plugin's `budget` option alike). */
 export function budgetSettings(input: { ratio?: unknown; minPerSecond?: unknown; windowMs?: unknown }): BudgetSettings {
   const defaults = DEFAULTS.budget;
   return {
-    ratio: budgetNumber('ratio', input.ratio, defaults.ratio, false),
+    ratio: budgetRatio(input.ratio, defaults.ratio),
     minPerSecond: budgetNumber('minPerSecond', input.minPerSecond, defaults.minPerSecond, false),
     windowMs: budgetNumber('windowMs', input.windowMs, defaults.windowMs, true),
   };
@@ -122,6 +136,11 @@ export function resolveBreaker(value: unknown): false | ResolvedBreakerOptions {
   if (result.resetTimeout > result.maxResetTimeout) {
     const problem = `(${result.resetTimeout}) must not be above maxResetTimeout (${result.maxResetTimeout})`;
     fail('', 'breaker.resetTimeout', problem);
+  }
+  // opossum (and the browser's breaker) open when the failure rate is above it: at 100 or more, never.
+  if (result.errorThresholdPercentage >= 100) {
+    const problem = `must be from 0 to below 100 (the breaker opens above it), got ${result.errorThresholdPercentage}`;
+    fail('', 'breaker.errorThresholdPercentage', problem);
   }
   wholeNumber('', 'breaker.maxOrigins', result.maxOrigins, 1, 1);
   if (result.rollingCountBuckets < 1)

@@ -1,4 +1,4 @@
-import type { GiveUpEvent, JitterStrategy, RetryEvent, RetryPluginOptions, RetryRequestOptions } from '../types';
+import type { JitterStrategy, RetryPluginOptions, RetryRequestOptions } from '../types';
 import { DEFAULT_ERROR_CODES, DEFAULT_STATUS_CODES, DEFAULTS, MAX_TIMER_MS, systemClock } from './defaults';
 import { resolveBreaker, resolveBudget, resolveRateLimit } from './guard-options';
 import type { ResolvedBreakerOptions, ResolvedBudget, ResolvedRateLimit } from './guard-options';
@@ -6,11 +6,13 @@ import { resolveChaos, type ChaosSetting } from './chaos-options';
 import { resolveHedge } from './hedge-options';
 import type { ResolvedHedge } from './hedge-options';
 import { resolveKeys } from './key-options';
+import { PEER_NAMES } from './peer-names';
 import { resolveTables } from './table-options';
 import type { KeySettings } from './key-options';
 import {
   checkKnown,
   fail,
+  flag,
   fn,
   given,
   HEADER_NAME,
@@ -40,12 +42,13 @@ export interface ResolvedOptions extends KeySettings, ChaosSetting {
   errorCodes: ReadonlySet<string>;
   retryAfter: 'clamp' | 'fail';
   deadlineMs: number | undefined;
-  onRetry: ((event: RetryEvent) => void | Promise<void>) | undefined;
-  onGiveUp: ((event: GiveUpEvent) => void) | undefined;
+  onRetry: RetryPluginOptions['onRetry'];
+  onGiveUp: RetryPluginOptions['onGiveUp'];
   shouldRetry: RetryPluginOptions['shouldRetry'];
   shouldRetryResponse: RetryPluginOptions['shouldRetryResponse'];
-  unsafeRetryWrites: boolean;
   delay: RetryPluginOptions['delay'];
+  /** Writes are re-sent where the server may have processed them and is not declared to dedupe. */
+  unsafeRetryWrites: boolean;
   beforeAttempt: RetryPluginOptions['beforeAttempt'];
   /** `false`: no hedging. */
   hedge: false | ResolvedHedge;
@@ -59,7 +62,8 @@ export interface ResolvedOptions extends KeySettings, ChaosSetting {
   body: (() => unknown) | undefined;
   /**
    * Nothing runs around a first attempt but the send: no `beforeAttempt`, hedge, deadline,
-   * `shouldRetry`, attempt header or body factory (the engine's short way for most calls).
+   * `shouldRetry`, `shouldRetryResponse`, attempt header or body factory (the engine's short way
+   * for most calls). `delay` and `unsafeRetryWrites` matter only once an attempt has failed.
    */
   plain: boolean;
 }
@@ -90,8 +94,8 @@ const CALL_FIELDS = new Set([
   'onGiveUp',
   'shouldRetry',
   'shouldRetryResponse',
-  'unsafeRetryWrites',
   'delay',
+  'unsafeRetryWrites',
   'beforeAttempt',
   'hedge',
   'onHedge',
@@ -110,12 +114,15 @@ const PLUGIN_FIELDS = new Set([
   'onRateLimit',
   'now',
 ]);
-/** Plugin-wide options a request cannot change, and where they belong. */
-const PLUGIN_ONLY: Record<string, string> = Object.fromEntries(
-  [...PLUGIN_FIELDS]
-    .filter((field) => !CALL_FIELDS.has(field))
-    .map((field) => [field, `can be set only in retryPlugin({ ${field} }), not per request`]),
-);
+/** Plugin-wide options a request cannot change, and where they belong; and the peers' names. */
+const REQUEST_ELSEWHERE: Record<string, string> = {
+  ...PEER_NAMES,
+  ...Object.fromEntries(
+    [...PLUGIN_FIELDS]
+      .filter((field) => !CALL_FIELDS.has(field))
+      .map((field) => [field, `can be set only in retryPlugin({ ${field} }), not per request`]),
+  ),
+};
 
 type Input = Record<string, unknown>;
 
@@ -153,12 +160,6 @@ function waits(where: string, input: Input, base: ResolvedOptions | undefined) {
     jitter: jitter as JitterStrategy,
     retryAfter: retryAfter as 'clamp' | 'fail',
   };
-}
-
-function flag(where: string, field: string, value: unknown, fallback: boolean): boolean {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'boolean') fail(where, field, `must be true or false, got ${typed(value)}`);
-  return value;
 }
 
 function deadline(where: string, value: unknown, fallback: number | undefined): number | undefined {
@@ -207,11 +208,8 @@ function attemptHeader(where: string, value: unknown, fallback: string | false):
  * result. Throws a `TypeError` naming the first wrong field.
  */
 export function resolveCallOptions(input: Input, base: ResolvedOptions | undefined, where: string): ResolvedOptions {
-  const hook = <
-    K extends 'onRetry' | 'onGiveUp' | 'shouldRetry' | 'shouldRetryResponse' | 'delay' | 'beforeAttempt' | 'onHedge',
-  >(
-    field: K,
-  ) => fn<ResolvedOptions[K]>(where, field, own(input, field), base?.[field]);
+  type Hook = 'onRetry' | 'onGiveUp' | 'shouldRetry' | 'shouldRetryResponse' | 'delay' | 'beforeAttempt' | 'onHedge';
+  const hook = <K extends Hook>(field: K) => fn<ResolvedOptions[K]>(where, field, own(input, field), base?.[field]);
   const resolved: Omit<ResolvedOptions, 'plain'> = {
     ...waits(where, input, base),
     ...resolveTables(where, input, base),
@@ -221,13 +219,13 @@ export function resolveCallOptions(input: Input, base: ResolvedOptions | undefin
     onGiveUp: hook('onGiveUp'),
     shouldRetry: hook('shouldRetry'),
     shouldRetryResponse: hook('shouldRetryResponse'),
+    delay: hook('delay'),
     unsafeRetryWrites: flag(
       where,
       'unsafeRetryWrites',
       own(input, 'unsafeRetryWrites'),
-      base?.unsafeRetryWrites ?? false,
+      base?.unsafeRetryWrites ?? DEFAULTS.unsafeRetryWrites,
     ),
-    delay: hook('delay'),
     beforeAttempt: hook('beforeAttempt'),
     hedge: resolveHedge(where, own(input, 'hedge'), base?.hedge ?? DEFAULTS.hedge),
     onHedge: hook('onHedge'),
@@ -251,7 +249,7 @@ export function resolveCallOptions(input: Input, base: ResolvedOptions | undefin
 export function resolvePluginOptions(options: RetryPluginOptions | undefined): ResolvedPluginOptions {
   const input: unknown = options ?? {};
   if (!isPlainObject(input)) fail('', 'options', `must be an object, got ${typed(input)}`);
-  checkKnown('', input, PLUGIN_FIELDS);
+  checkKnown('', input, PLUGIN_FIELDS, PEER_NAMES);
   return {
     call: resolveCallOptions(input, undefined, ''),
     budget: resolveBudget(own(input, 'budget')),
@@ -265,12 +263,24 @@ export function resolvePluginOptions(options: RetryPluginOptions | undefined): R
 
 /**
  * The options of one call: the plugin's, or the per-request `retry` object merged over them.
- * `false` means the plugin leaves the call alone.
+ * `false` means the plugin leaves the call alone. `true` is refused, not read as "the plugin's
+ * options": the type forbids it, and a caller who writes it may mean something else (retry even
+ * what the plugin would not?), so they are told what each form does.
  */
 export function resolveRequestOptions(field: unknown, plugin: ResolvedOptions): ResolvedOptions | false {
-  if (field === undefined || field === null || field === true) return plugin;
+  if (field === undefined || field === null) return plugin;
   if (field === false) return false;
-  if (!isPlainObject(field)) fail('config.retry', '', `must be false or an options object, got ${typed(field)}`);
-  checkKnown('config.retry.', field, CALL_FIELDS, PLUGIN_ONLY);
+  if (field === true) {
+    fail(
+      'config.retry',
+      '',
+      'cannot be true: omit it, or give an options object; false turns the plugin off for the call',
+    );
+  }
+  if (!isPlainObject(field)) {
+    const hint = typeof field === 'number' ? ` (for ${field} retries: { retries: ${field} })` : '';
+    fail('config.retry', '', `must be false or an options object, got ${typed(field)}${hint}`);
+  }
+  checkKnown('config.retry.', field, CALL_FIELDS, REQUEST_ELSEWHERE);
   return resolveCallOptions(field as RetryRequestOptions as Input, plugin, 'config.retry.');
 }

@@ -1,5 +1,6 @@
 import { DEFAULT_ERROR_CODES, DEFAULT_STATUS_CODES } from './defaults';
-import { fail, given, own, typed } from './validate';
+import { editDistance } from './suggest';
+import { fail, given, own, shown, typed } from './validate';
 
 /** statusCodes and errorCodes: the rows of the decision table a user may change. */
 export function resolveTables(
@@ -35,15 +36,64 @@ function statusList(where: string, value: unknown): number[] {
   return value as number[];
 }
 
-/** Error codes that may be retried: the `code` strings of network errors. */
+/**
+ * How `errorCodes` is read. Codes are compared in upper case: Node writes `ECONNRESET`, and
+ * `econnreset` means the same. Errno-style codes (`E` and letters, or getaddrinfo's `EAI_…`) are a
+ * closed set, so one not known is refused: a typo (`ECONNREFUSD`) or a code no HTTP call ends in
+ * would silently retry nothing. Known: the defaults, and below the rarer codes a socket, a TLS
+ * handshake (`EPROTO`) or a DNS lookup can end in. Any other code is taken as written, because those
+ * names are open: Node's and axios's `ERR_…` (Node alone has hundreds), undici's `UND_ERR_…`,
+ * OpenSSL's (`CERT_HAS_EXPIRED`), and a custom adapter's own (`MY_ADAPTER_DOWN`: the plugin cannot
+ * know an adapter's codes, and refusing them would leave `shouldRetry` the only way to retry that
+ * adapter's failures). Only a near miss of a known code there (`ERR_NETWROK`) is refused.
+ */
+const MORE_CODES = [
+  'ENETRESET',
+  'ENOTCONN',
+  'EADDRINUSE',
+  'EADDRNOTAVAIL',
+  'EPROTO',
+  'EAI_FAIL',
+  'EMFILE',
+  'ENFILE',
+  'ENOBUFS',
+];
+const KNOWN_CODES = [...DEFAULT_ERROR_CODES, ...MORE_CODES];
+const ERRNO = /^E(AI_)?[A-Z]+$/;
+
+/** The known code one edit from `code` (two for a code of 8 characters or more), if any. */
+function nearCode(code: string): string | undefined {
+  let best: string | undefined;
+  let bestDistance = code.length < 8 ? 2 : 3;
+  for (const known of KNOWN_CODES) {
+    const distance = editDistance(code, known);
+    if (distance < bestDistance) {
+      best = known;
+      bestDistance = distance;
+    }
+  }
+  return best;
+}
+
+/** Error codes that may be retried: the `code` strings of network errors, in upper case. */
 function codeList(where: string, value: unknown): string[] {
   if (!Array.isArray(value)) {
     fail(where, 'errorCodes', `must be an array of error codes such as ["ECONNRESET"], got ${typed(value)}`);
   }
-  value.forEach((code: unknown, i) => {
-    if (typeof code === 'string' && code !== '') return;
-    const hint = typeof code === 'number' ? ' (statuses go in statusCodes)' : '';
-    fail(where, `errorCodes[${i}]`, `must be an error code string such as "ECONNRESET", got ${typed(code)}${hint}`);
+  return value.map((entry: unknown, i) => {
+    const code = typeof entry === 'string' ? entry.toUpperCase() : '';
+    const field = `errorCodes[${i}]`;
+    if (!/^[A-Z][A-Z0-9_]*$/.test(code)) {
+      const hint = typeof entry === 'number' || /^\d+$/.test(code) ? ' (statuses go in statusCodes)' : '';
+      fail(where, field, `must be an error code string such as "ECONNRESET", got ${typed(entry)}${hint}`);
+    }
+    if (KNOWN_CODES.includes(code)) return code;
+    const near = nearCode(code);
+    if (near !== undefined || ERRNO.test(code)) {
+      const known = KNOWN_CODES.filter((c) => ERRNO.test(c)).join(', ');
+      const help = near === undefined ? `known E… codes: ${known}` : `did you mean ${near}?`;
+      fail(where, field, `is not a known error code, got ${shown(entry)}; ${help}`);
+    }
+    return code;
   });
-  return value as string[];
 }

@@ -98,6 +98,12 @@ export function fn<T>(where: string, field: string, value: unknown, fallback: T)
   return value as T;
 }
 
+export function flag(where: string, field: string, value: unknown, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'boolean') fail(where, field, `must be true or false, got ${typed(value)}`);
+  return value;
+}
+
 /** Header values must survive the wire: 1–255 printable ASCII characters, no CR/LF. */
 export function validateKey(where: string, field: string, key: unknown): string {
   if (typeof key !== 'string' || key.length === 0 || key.length > 255 || !/^[\x20-\x7e]+$/.test(key)) {

@@ -61,9 +61,10 @@ export interface RetryEvent {
   /** The wait about to start, in milliseconds. */
   delayMs: number;
   /**
-   * Where `delayMs` came from: the jittered backoff, the server's `Retry-After` (or `retry-after-ms`),
-   * or the origin's rate limiter (`'rate-limit'`: the retry of a throttled attempt waits its turn in
-   * the origin's queue; `delayMs` is the wait expected then).
+   * Where `delayMs` came from, one value per source: the jittered backoff (`'backoff'`), the server's
+   * `Retry-After`, `retry-after-ms` or a spent quota's reset (`'retry-after'`), your `delay` option
+   * (`'delay'`), or the rate limiter (`'rate-limit'`: the retry of a throttled attempt waits its turn
+   * in its key's queue, longer than its own wait; `delayMs` is the wait expected then).
    */
   delaySource: 'backoff' | 'retry-after' | 'rate-limit' | 'delay';
   /**
@@ -72,7 +73,7 @@ export interface RetryEvent {
    */
   reason: string;
   /**
-   * The failure being retried. For a resolved response that `shouldRetry` asked to retry: an
+   * The failure being retried. For a resolved response that `shouldRetryResponse` asked to retry: an
    * `AxiosError` with code `'ERR_SHOULD_RETRY'` and that `response`.
    */
   error: AxiosError;
@@ -92,9 +93,12 @@ export interface RetryDecision {
   stopReason?: StopReason;
 }
 
-/** Handed to `shouldRetry` after every attempt that failed, and after every response when it is set. */
+/**
+ * Handed to `shouldRetry` after every attempt that failed, and to `shouldRetryResponse` after every
+ * attempt whose response axios resolved.
+ */
 export interface RetryContext {
-  /** The attempt's failure; `undefined` when the attempt got a response that axios resolved. */
+  /** The attempt's failure; `undefined` for `shouldRetryResponse` (the response was resolved). */
   error: AxiosError | undefined;
   /**
    * The response: of a resolved attempt, or the failed one's `error.response` when there was one,
@@ -118,16 +122,20 @@ export interface RetryContext {
   config: InternalAxiosRequestConfig;
 }
 
-/** Handed to `delay` before each retry. */
+/** Handed to `delay` before each retry's wait is chosen. */
 export interface DelayContext {
-  /** The retry about to be planned: 1 for the first. */
+  /** The retry about to wait: 1 for the first retry. */
   attempt: number;
-  /** The failure being retried. */
+  /** The failure being retried (for a response `shouldRetryResponse` asked to retry, as on `RetryEvent.error`). */
   error: AxiosError;
-  /** The wait the plugin computed (the jittered backoff, or the server's wait when it asked for one), in ms. */
+  /**
+   * The wait the plugin would take without `delay`, in ms: the server's wait when it asked for one
+   * (within `maxDelayMs`), else the backoff (jitter applied).
+   */
   computedMs: number;
-  /** The wait the server asked for (`Retry-After`, `retry-after-ms`, a spent quota's reset), in ms, if any. */
+  /** The wait the server asked for (`Retry-After`, `retry-after-ms`, a rate-limit reset), in ms, if it did. */
   serverMs: number | undefined;
+  /** The config of the next attempt. */
   config: InternalAxiosRequestConfig;
 }
 

@@ -48,7 +48,11 @@ export interface RetryPluginOptions {
    */
   statusCodes?: readonly number[];
   /**
-   * Network error codes that may be retried.
+   * Network error codes that may be retried, matched whatever their case (`'econnreset'` is
+   * `ECONNRESET`). An errno-style code (`E…`) must be one a socket or a DNS lookup gives; other codes
+   * (Node's and axios's `ERR_…`, undici's `UND_ERR_…`, a custom adapter's own) are taken as written,
+   * unless one is a near miss of a known code. A code that could never match is refused with a
+   * `TypeError` rather than silently retrying nothing.
    * @default ['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'ECONNABORTED', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE', 'ENETUNREACH', 'EHOSTUNREACH', 'ENETDOWN', 'EHOSTDOWN', 'ESOCKETTIMEDOUT', 'UND_ERR_SOCKET', 'ERR_NETWORK']
    */
   errorCodes?: readonly string[];
@@ -96,43 +100,63 @@ export interface RetryPluginOptions {
    * returned promise is awaited before the wait starts, but an abort or `plugin.close()` ends the
    * call at once whatever the hook is doing. If it throws or rejects, the call fails with its last
    * `AxiosError` (stop reason `'hook-failed'`, the hook's error on `retryState.hookError`), no
-   * retry is sent and no budget is spent.
+   * retry is sent and no budget is spent. Any other value it returns is ignored.
    * @default undefined
    */
-  onRetry?: (event: RetryEvent) => void | Promise<void>;
+  onRetry?: (event: RetryEvent) => unknown;
   /**
    * Called exactly once when a call the plugin handled fails for good (any stop reason, a call
    * cancelled before it was sent included). What it throws is swallowed: the caller still gets
-   * the call's own error.
+   * the call's own error. What it returns is ignored (a promise is not awaited).
    * @default undefined
    */
   onGiveUp?: (event: GiveUpEvent) => void;
   /**
-   * Overrides the decision table, per attempt: `true` retries, `false` stops, `undefined` keeps the
-   * table's decision (`ctx.decision`). It never bypasses the guards: `retries`, the deadline, the
-   * breaker, the budget and aborts still apply, a consumed stream body is never re-sent, and a
-   * cancelled call is never retried. Also called after every resolved response, so a 2xx whose body
-   * says "pending" can be retried; when its retries run out the call resolves with the last response
-   * and `retryState.stopReason` says why it stopped. May be async; if it throws, the call fails with
-   * stop reason `'hook-failed'`. Returning `true` for a keyless POST repeats work the server may have
-   * done: see the decision-table guide.
+   * Overrides the decision table for a failed attempt: `true` retries, `false` stops, `undefined`
+   * (or nothing returned) keeps the table's decision (`ctx.decision`). Asked about failures only;
+   * a response axios resolved goes to `shouldRetryResponse`. It never bypasses the guards: `retries`,
+   * the deadline, the breaker, the budget and aborts still apply, a consumed stream body is never
+   * re-sent, a cancelled call is never retried, and a write (POST, PATCH) that its server may have
+   * processed is not re-sent unless that server dedupes its key (`idempotencyKey.serverDedupes`, or a
+   * key you set) or `unsafeRetryWrites` is on, whatever this answers. May be async; if it throws, the
+   * call fails with stop reason `'hook-failed'`.
    * @default undefined (the table decides)
    */
-  shouldRetry?: (ctx: RetryContext) => boolean | undefined | Promise<boolean | undefined>;
-  /** Asked about resolved responses. @default undefined */
-  shouldRetryResponse?: (ctx: RetryContext) => boolean | undefined | Promise<boolean | undefined>;
-  /** Re-send writes that may have been processed. @default false */
-  unsafeRetryWrites?: boolean;
-  /** The wait before a retry. @default undefined (the backoff) */
+  shouldRetry?: (ctx: RetryContext) => boolean | undefined | void | Promise<boolean | undefined | void>;
+  /**
+   * Asked after every attempt whose response axios resolved (a 2xx, or any status your
+   * `validateStatus` accepts): `true` retries it (a 2xx whose body says "pending", say), anything
+   * else accepts it. When its retries run out the call resolves with the last response and
+   * `retryState.stopReason` says why it stopped. The guards apply as for `shouldRetry`, the rule for
+   * writes included (see `unsafeRetryWrites`). May be async; if it throws, the call fails with stop
+   * reason `'hook-failed'`.
+   * @default undefined (a resolved response is never retried)
+   */
+  shouldRetryResponse?: (ctx: RetryContext) => boolean | undefined | void | Promise<boolean | undefined | void>;
+  /**
+   * The wait before a retry, in ms, in place of the computed backoff: `ctx.computedMs` is what the
+   * backoff chose, `ctx.serverMs` what the server asked for (`Retry-After` and the like), if it did.
+   * Return `undefined` to keep the computed wait. The result is still capped by `maxDelayMs` and
+   * the deadline, and a server's longer wait still wins.
+   * @default undefined (the backoff decides)
+   */
   delay?: (ctx: DelayContext) => number | undefined;
+  /**
+   * Re-send a POST or PATCH even where the server may have processed it and is not declared to
+   * dedupe keys (`idempotencyKey.serverDedupes`): only for writes you know are idempotent, such as
+   * a GraphQL query sent as a POST. Everything else that guards a retry still applies.
+   * @default false
+   */
+  unsafeRetryWrites?: boolean;
   /**
    * Runs before every attempt, the first included, after the interceptors (which run once per
    * call): refresh a token, sign the request with a timestamp, take a token from a rate limiter.
    * Changing `config.headers` changes what this attempt sends. May be async; bounded by aborts,
-   * `plugin.close()` and the deadline. If it throws, the call fails with stop reason `'hook-failed'`.
+   * `plugin.close()` and the deadline (a returned promise is awaited before the attempt is sent; any
+   * other value is ignored). If it throws, the call fails with stop reason `'hook-failed'`.
    * @default undefined
    */
-  beforeAttempt?: (config: InternalAxiosRequestConfig, info: AttemptInfo) => void | Promise<void>;
+  beforeAttempt?: (config: InternalAxiosRequestConfig, info: AttemptInfo) => unknown;
   /**
    * Hedged requests ("The Tail at Scale"): when an attempt has not answered after `delayMs`, send a
    * copy and take whichever answers first; the others are aborted. Only calls safe to send twice
@@ -144,17 +168,18 @@ export interface RetryPluginOptions {
    */
   hedge?: false | HedgeOptions;
   /**
-   * Called when a hedged copy is sent.
+   * Called when a hedged copy is sent. What it returns is ignored.
    * @default undefined
    */
   onHedge?: (event: HedgeEvent) => void;
   /**
-   * Called when a breaker opens, goes half-open or closes.
+   * Called when a breaker opens, goes half-open or closes. What it returns is ignored.
    * @default undefined
    */
   onCircuitStateChange?: (change: CircuitStateChange) => void;
   /**
-   * Called when an origin's rate limiter engages (the server began throttling) or relaxes.
+   * Called when an origin's rate limiter engages (the server began throttling) or relaxes. What it
+   * returns is ignored.
    * @default undefined
    */
   onRateLimit?: (event: RateLimitEvent) => void;
