@@ -60,3 +60,25 @@ describe('hooks observe; they do not replace the outcome', () => {
     expect((error.config?.retryState?.hookError as Error).message).toBe('logger down');
   });
 });
+
+test('an async onGiveUp that rejects is no unhandled rejection: its error is kept on retryState.hookError', async () => {
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => void unhandled.push(reason);
+  process.on('unhandledRejection', onUnhandled);
+  try {
+    t.handler = (_req, res) => res.writeHead(404).end();
+    const { http } = setup({
+      onGiveUp: async () => {
+        throw new Error('the log sink is down');
+      },
+    });
+    const error = (await http.get(`${t.server.url}/missing`).catch((e: unknown) => e)) as {
+      config: { retryState: { hookError?: Error } };
+    };
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(unhandled).toEqual([]);
+    expect(error.config.retryState.hookError?.message).toBe('the log sink is down');
+  } finally {
+    process.off('unhandledRejection', onUnhandled);
+  }
+});
