@@ -244,21 +244,22 @@ export async function startServer(options: ServerOptions = {}): Promise<BenchSer
 export const pause = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, Math.max(0, ms)));
 
 /**
- * `callers` closed-loop callers of `GET /r` until `endAt` (epoch ms); `done(ok, began, at)` after
- * each call. A failed call backs off 1 ms: a plain client that fails at once would otherwise spin,
- * and real callers back off a little.
+ * `callers` closed-loop callers of `GET /r` (or `request`) until `endAt` (epoch ms); `done(ok,
+ * began, at)` after each call. A failed call backs off 1 ms: a plain client that fails at once
+ * would otherwise spin, and real callers back off a little.
  */
 export async function closedLoop(
   http: AxiosInstance,
   callers: number,
   endAt: number,
   done: (ok: boolean, began: number, at: number) => void,
+  request: () => Promise<unknown> = () => http.get('/r'),
 ): Promise<void> {
   const caller = async (): Promise<void> => {
     while (Date.now() < endAt) {
       const began = Date.now();
       try {
-        await http.get('/r');
+        await request();
         done(true, began, Date.now());
       } catch {
         done(false, began, Date.now());
@@ -283,7 +284,7 @@ export function fixed(value: number, digits: number): string {
   return Number.isFinite(value) ? value.toFixed(digits) : '–';
 }
 
-const load = (): string =>
+export const loadAverage = (): string =>
   loadavg()
     .map((l) => l.toFixed(2))
     .join(' ');
@@ -291,7 +292,7 @@ const load = (): string =>
 /** The date, Node, the CPUs and the load average: figures from a shared machine need them. */
 export function machine(): string {
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
-  return `${new Date().toISOString()} · node ${process.version} · ${cpus().length} CPUs · ${cpu} · load average ${load()}`;
+  return `${new Date().toISOString()} · node ${process.version} · ${cpus().length} CPUs · ${cpu} · load average ${loadAverage()}`;
 }
 
 /**
@@ -303,7 +304,9 @@ export function main(name: string, settings: string, body: () => Promise<void>):
   console.log(`# bench:${name}  (${machine()})`);
   console.log(`axios-resilience from ${pluginSource}; ${settings}\n`);
   body()
-    .then(() => console.log(`\n${((Date.now() - startedAt) / 1000).toFixed(0)} s; load average at the end ${load()}`))
+    .then(() =>
+      console.log(`\n${((Date.now() - startedAt) / 1000).toFixed(0)} s; load average at the end ${loadAverage()}`),
+    )
     .catch((error: unknown) => {
       console.error(error);
       process.exitCode = 1;

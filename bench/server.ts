@@ -10,14 +10,29 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage } from 'node:http';
 import { seededRandom } from '../lib/testing';
+import { matches, take } from './quotas';
+import type { Quota, QuotaAnswer, QuotaState } from './quotas';
 
 export interface ServerOptions {
   /** Fail everything until `endAt` (epoch ms; both processes share the clock), counting from `startAt`. */
   outage?: { startAt: number; endAt: number };
   /** Fail the first request of every call, telling calls apart by this request header (a blip). */
   failFirstBy?: string;
-  /** Fail this share of requests, drawn at random (seeded): a server or proxy that refuses some calls whatever the rate. */
-  failShare?: { share: number; seed: number };
+  /**
+   * Fail this share of requests, drawn at random (seeded): a server or proxy that refuses some calls
+   * whatever the rate. With `idHeader`, each request's draw is fixed by that header's value and how
+   * many requests with it came before (a call and its attempt), so every contender meets the same
+   * refusals, and the stats name the calls that had one.
+   */
+  failShare?: { share: number; seed: number; idHeader?: string };
+  /** Fail every request whose path begins with one of these (a route that is down). */
+  failPaths?: string[];
+  /** Answer a bare 429 to a request that finds this many others in flight. */
+  maxInFlight?: number;
+  /** Quotas as vendors document them (quotas.ts); the first one that matches a request counts it. */
+  quotas?: Quota[];
+  /** Answer every failure and refusal without the `latency`: a gateway refuses before the work. */
+  refusalsAtOnce?: boolean;
   /** The status of a failure (default 503), and headers sent with it, e.g. `{ 'retry-after': '1' }`. */
   failStatus?: number;
   failHeaders?: Record<string, string>;
@@ -45,6 +60,10 @@ export interface ServerStats {
   duringOutage: number;
   /** Requests answered with the failure status (`failStatus`). */
   failed: number;
+  /** Requests refused by the in-flight limit or a quota. */
+  refused: number;
+  /** The `failShare.idHeader` values of calls that had a request failed. */
+  failedIds: string[];
 }
 
 let options: ServerOptions = {};
@@ -57,6 +76,8 @@ const zero = (): ServerStats => ({
   steadyRequests: 0,
   steadyThrottled: 0,
   failed: 0,
+  refused: 0,
+  failedIds: [],
 });
 let stats: ServerStats = zero();
 let tokens = 0;
@@ -94,6 +115,48 @@ function takeToken(now: number): { ok: boolean; headers: Record<string, string> 
 /** The calls whose first request `failFirstBy` has failed; their next request succeeds. */
 const failedOnce = new Set<string>();
 
+/** How many requests each call (`failShare.idHeader`) has sent. */
+const attempts = new Map<string, number>();
+/** The calls that had a request failed since the last `stats`. */
+const failedCalls = new Set<string>();
+let quotas: QuotaState[] = [];
+let inFlight = 0;
+
+/** A draw in [0, 1) fixed by `seed` and `key` (FNV-1a, then a 32-bit finaliser). */
+function drawFor(seed: number, key: string): number {
+  let h = (seed ^ 0x811c9dc5) >>> 0;
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return ((h ^ (h >>> 16)) >>> 0) / 2 ** 32;
+}
+
+function failsAtRandom(req: IncomingMessage, share: NonNullable<ServerOptions['failShare']>): boolean {
+  const id = share.idHeader === undefined ? undefined : req.headers[share.idHeader];
+  if (typeof id !== 'string') return failDraw() < share.share;
+  const n = attempts.get(id) ?? 0;
+  attempts.set(id, n + 1);
+  const fail = drawFor(share.seed, `${id}:${n}`) < share.share;
+  if (fail) failedCalls.add(id);
+  return fail;
+}
+
+/** What a limit says of this request: the in-flight limit's bare 429, or a quota's answer; `undefined` when none applies. */
+function limit(req: IncomingMessage, body: Buffer, now: number, admitted: boolean): QuotaAnswer | undefined {
+  if (!admitted) return { ok: false, status: 429, headers: {} };
+  const path = req.url ?? '/';
+  let model: unknown;
+  if (quotas.some((q) => q.model !== undefined)) {
+    try {
+      model = (JSON.parse(body.toString()) as { model?: unknown }).model;
+    } catch {
+      model = undefined;
+    }
+  }
+  const quota = quotas.find((q) => matches(q, path, model));
+  return quota === undefined ? undefined : take(quota, now);
+}
+
 /** Whether this request fails, and the delay before the answer. */
 function answer(req: IncomingMessage, now: number): { fail: boolean; delayMs: number } {
   let fail = false;
@@ -107,32 +170,51 @@ function answer(req: IncomingMessage, now: number): { fail: boolean; delayMs: nu
     failedOnce.add(call);
     fail = true;
   }
-  if (options.failShare !== undefined && failDraw() < options.failShare.share) fail = true;
+  if (options.failShare !== undefined && failsAtRandom(req, options.failShare)) fail = true;
+  if (options.failPaths?.some((prefix) => req.url?.startsWith(prefix))) fail = true;
   if (fail) stats.failed++;
-  let delayMs = 0;
-  if (options.latency !== undefined) {
-    const [low, high] = random() < options.latency.slowShare ? options.latency.slowMs : options.latency.fastMs;
-    delayMs = low + random() * (high - low);
-  }
-  return { fail, delayMs };
+  return { fail, delayMs: latency() };
 }
 
-const body = Buffer.from('{"ok":true}');
+function latency(): number {
+  if (options.latency === undefined) return 0;
+  const [low, high] = random() < options.latency.slowShare ? options.latency.slowMs : options.latency.fastMs;
+  return low + random() * (high - low);
+}
+
+const okBody = '{"ok":true}';
 const server = createServer((req, res) => {
   stats.requests++;
-  req.resume();
+  // In flight from its arrival until its answer is sent or its socket closes; one refused for the limit is not.
+  const admitted = options.maxInFlight === undefined || inFlight < options.maxInFlight;
+  if (admitted) {
+    inFlight++;
+    res.once('close', () => inFlight--);
+  }
+  const chunks: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
   req.on('end', () => {
     const now = Date.now();
-    const { fail, delayMs } = answer(req, now);
-    const token = takeToken(now);
-    const headers = { 'content-type': 'application/json', 'content-length': body.length, ...token?.headers };
+    const limited = limit(req, Buffer.concat(chunks), now, admitted);
+    const refused = limited !== undefined && !limited.ok;
+    if (refused) stats.refused++;
+    const { fail, delayMs } = refused ? { fail: false, delayMs: latency() } : answer(req, now);
+    const token = refused ? undefined : takeToken(now);
+    const status = fail ? (options.failStatus ?? 503) : refused ? limited.status : token?.ok === false ? 429 : 200;
+    const body = limited?.body ?? okBody;
+    const headers = {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(body),
+      ...token?.headers,
+      ...limited?.headers,
+      ...(fail ? options.failHeaders : {}),
+    };
     const send = (): void => {
-      if (fail) res.writeHead(options.failStatus ?? 503, { ...headers, ...options.failHeaders });
-      else if (token !== undefined && !token.ok) res.writeHead(429, headers);
-      else res.writeHead(200, headers);
+      res.writeHead(status, headers);
       res.end(body);
     };
-    if (delayMs > 0) setTimeout(send, delayMs);
+    const wait = options.refusalsAtOnce === true && status !== 200 ? 0 : delayMs;
+    if (wait > 0) setTimeout(send, wait);
     else send();
   });
 });
@@ -152,11 +234,14 @@ process.on('message', (message: Message) => {
     random = options.latency === undefined ? Math.random : seededRandom(options.latency.seed);
     failDraw = options.failShare === undefined ? Math.random : seededRandom(options.failShare.seed);
     failedOnce.clear();
+    attempts.clear();
+    quotas = (options.quotas ?? []).map((q) => ({ ...q }));
     tokens = options.bucket?.burst ?? 0;
     filledAt = Date.now();
   }
-  process.send?.(stats);
+  process.send?.({ ...stats, failedIds: [...failedCalls] });
   stats = zero();
+  failedCalls.clear();
 });
 
 // The parent going away (or closing the IPC channel) ends the server.
