@@ -10,7 +10,7 @@ import type { Socket } from 'node:net';
  * something in this process, such as a fake timer.
  */
 export class RequestsInFlight {
-  /** Bumped by every request event: a change means real I/O made progress. */
+  /** Bumped by every request event: a change means real I/O made progress (as does a change of `bytes`). */
   events = 0;
   private readonly clients = new Set<ClientRequest>();
   private readonly fetches = new Set<UndiciRequest>();
@@ -35,6 +35,14 @@ export class RequestsInFlight {
     this.clients.clear();
     this.fetches.clear();
     this.served.clear();
+  }
+
+  /** Bytes read and written so far on the sockets of the requests waiting and of the servers holding them. */
+  get bytes(): number {
+    let total = 0;
+    for (const request of this.clients) total += bytesOf(request.socket);
+    for (const socket of this.served) total += bytesOf(socket);
+    return total;
   }
 
   /** How many requests wait for an answer. */
@@ -96,6 +104,11 @@ export class RequestsInFlight {
 
 const clientOf = (message: unknown): ClientRequest => (message as { request: ClientRequest }).request;
 const fetchOf = (message: unknown): UndiciRequest => (message as { request: UndiciRequest }).request;
+
+/** A socket's traffic so far; a mock socket (nock's) may count none. */
+function bytesOf(socket: Socket | null | undefined): number {
+  return (Number(socket?.bytesRead) || 0) + (Number(socket?.bytesWritten) || 0);
+}
 
 /** The Host header (with the port when it is not the default), else the host name. */
 function hostOf(request: ClientRequest): string {

@@ -101,7 +101,8 @@ function giveUpReason(
 /**
  * Lets real work run until it is done: turns of the real event loop, each followed by what the fake
  * clock has due now, until `QUIET_TURNS` turns in a row change nothing (no timer set or fired, no
- * request sent or answered) and nothing is expected in real time (for up to `ioGraceMs`).
+ * request sent or answered, no byte read or written on their sockets) and nothing is expected in
+ * real time (for up to `ioGraceMs`).
  */
 async function untilQuiet(
   fake: FakeClock,
@@ -109,7 +110,7 @@ async function untilQuiet(
   ioGraceMs: number,
   settled: () => boolean,
 ): Promise<void> {
-  const signature = (): string => `${fake.pending()} ${requests.events}`;
+  const signature = (): string => `${fake.pending()} ${requests.events} ${requests.bytes}`;
   let last = signature();
   let quiet = 0;
   let graceLeft = ioGraceMs;
