@@ -34,7 +34,13 @@ export class BreakerRegistry {
   turn = 0;
   /** Buckets per rolling window. */
   readonly buckets: number;
-  private interval: ReturnType<typeof setInterval> | undefined;
+  /**
+   * The `setInterval` that made the shared interval (`null` once closed), and how to stop it. Fake
+   * timers (jest, vitest, sinon) replace the global; an interval made under one test's fake clock
+   * stops for good when that clock is uninstalled, so a call under other timers makes it again.
+   */
+  private armedWith: typeof setInterval | null | undefined;
+  private stop: (() => void) | undefined;
   private readonly entries: BoundedMap<Guard>;
   private readonly opossumOptions: CircuitBreaker.Options;
   /** Set while a state another process announced is applied, so it is not announced back. */
@@ -90,6 +96,7 @@ export class BreakerRegistry {
 
   /** The counting state for `key`, made on first use (its breaker on first failure). */
   for(key: string): Guard {
+    if (this.armedWith !== setInterval && this.armedWith !== null) this.arm();
     return this.entries.getOrCreate(key, this.create);
   }
 
@@ -103,10 +110,11 @@ export class BreakerRegistry {
 
   /** Shuts every breaker down, stops the shared interval and stops listening to the fleet. */
   async close(): Promise<void> {
+    // A call still in flight may look a key up after this: it gets a guard, never a new interval.
+    this.armedWith = null;
+    this.stop?.();
     for (const entry of this.entries.values()) entry.existing?.shutdown();
     this.entries.clear();
-    if (this.interval !== undefined) clearInterval(this.interval);
-    this.interval = undefined;
     await this.shared?.close();
   }
 
@@ -127,15 +135,21 @@ export class BreakerRegistry {
     }
   }
 
-  private readonly create = (key: string): Guard => {
-    if (this.interval === undefined) {
-      const { rollingCountTimeout, rollingCountBuckets } = this.options;
-      const every = Math.max(1, Math.floor(rollingCountTimeout / rollingCountBuckets));
-      this.interval = setInterval(() => this.rotate(), every);
-      this.interval.unref?.();
-    }
-    return new Guard(this, key);
-  };
+  /** Starts the shared interval with the timers of the moment (on first use, and after fake timers came or went). */
+  private arm(): void {
+    this.stop?.();
+    const clear = clearInterval;
+    const { rollingCountTimeout, rollingCountBuckets } = this.options;
+    const interval = setInterval(
+      () => this.rotate(),
+      Math.max(1, Math.floor(rollingCountTimeout / rollingCountBuckets)),
+    );
+    interval.unref?.();
+    this.armedWith = setInterval;
+    this.stop = () => clear(interval);
+  }
+
+  private readonly create = (key: string): Guard => new Guard(this, key);
 
   /** Builds `entry`'s opossum breaker, with the listeners that back off its wait and report its state. */
   make(entry: Guard): { breaker: OriginBreaker; options: CircuitBreaker.Options } {

@@ -21,3 +21,6 @@ export type { RetryWaitBounds } from './assertions';
 export type { NockInterceptorLike, NockRoute, NockScopeLike } from './nock';
 export type { Route } from './route';
 export type { NormalizedStep, ResetStep, ResponseStep, StatusStep, Step } from './steps';
+export { settle } from './settle';
+export type { SettleOptions } from './settle';
+export type { FakeClockLike, RunnerTimersLike, SinonClockLike } from './fake-clock';
