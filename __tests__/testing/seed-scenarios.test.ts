@@ -7,7 +7,14 @@
 import axios from 'axios';
 import { retryPlugin } from '../../lib';
 import type { RetryPluginOptions } from '../../lib';
-import { assertCreatedOnce, assertRetryWaits, createIdempotentResource, startFaultServer } from '../../lib/testing';
+import {
+  assertCreatedOnce,
+  assertRetryWaits,
+  createIdempotentResource,
+  gapsMs,
+  settle,
+  startFaultServer,
+} from '../../lib/testing';
 import type { FaultServer, FaultServerOptions } from '../../lib/testing';
 
 let server: FaultServer | undefined;
@@ -32,14 +39,9 @@ function client(options: RetryPluginOptions) {
   return http;
 }
 
-/** Fake timers for the client (and the in-process server's delays); sockets stay real. */
+/** jest's fake timers as a user turns them on first: everything faked; `settle()` drives them. */
 function fakeTimers(): void {
-  jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
-}
-
-/** Lets real sockets answer while the fake clock stands still. */
-async function settle(done: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !done(); i++) await new Promise((resolve) => setImmediate(resolve));
+  jest.useFakeTimers();
 }
 
 const started = Date.now();
@@ -60,16 +62,10 @@ test('429 with Retry-After: 5, on fake timers: the retry waits 5 s and not a mil
   fakeTimers();
   await start({ routes: { 'GET /v1/items': [{ status: 429, headers: { 'Retry-After': '5' } }, '200'] } });
   const http = client({});
-  let done = false;
-  const call = http.get('/v1/items').finally(() => (done = true));
-  await settle(() => server!.requests.length === 1);
-  await jest.advanceTimersByTimeAsync(4999);
-  expect(server!.requests).toHaveLength(1);
-  await jest.advanceTimersByTimeAsync(1);
-  await settle(() => done);
-  const response = await call;
+  const response = await settle(http.get('/v1/items'), jest);
   expect(response.status).toBe(200);
   expect(response.config.retryState?.delaysMs).toEqual([5000]);
+  expect(gapsMs(server!.requests)).toEqual([5000]);
   assertRetryWaits(response.config.retryState, { serverWaitsMs: [5000] });
 });
 
@@ -77,16 +73,11 @@ test('a 15 s hang against a 1 s timeout: cut off at 1 s, retried, answered', asy
   fakeTimers();
   await start({ routes: { 'GET /v1/items': [{ delayMs: 15_000 }, '200'] } });
   const http = client({ baseDelayMs: 100, random: () => 0.5 });
-  let done = false;
-  const call = http.get('/v1/items', { timeout: 1000 }).finally(() => (done = true));
-  await settle(() => server!.requests.length === 1);
-  await jest.advanceTimersByTimeAsync(1000);
-  // The retry's wait: half of the first backoff ceiling (random 0.5), 50 ms.
-  await jest.advanceTimersByTimeAsync(50);
-  await settle(() => done);
-  const response = await call;
+  const response = await settle(http.get('/v1/items', { timeout: 1000 }), jest);
   expect(response.status).toBe(200);
+  // The retry's wait: half of the first backoff ceiling (random 0.5), 50 ms, after the 1 s timeout.
   expect(response.config.retryState).toMatchObject({ attempts: 2, delaysMs: [50] });
+  expect(gapsMs(server!.requests)).toEqual([1050]);
   assertRetryWaits(response.config.retryState, { baseDelayMs: 100 });
 });
 

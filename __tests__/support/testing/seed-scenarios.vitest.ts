@@ -6,7 +6,14 @@ import axios from 'axios';
 import { afterEach, expect, test, vi } from 'vitest';
 import { retryPlugin } from '../../../lib';
 import type { RetryPluginOptions } from '../../../lib';
-import { assertCreatedOnce, assertRetryWaits, createIdempotentResource, startFaultServer } from '../../../lib/testing';
+import {
+  assertCreatedOnce,
+  assertRetryWaits,
+  createIdempotentResource,
+  gapsMs,
+  settle,
+  startFaultServer,
+} from '../../../lib/testing';
 import type { FaultServer, FaultServerOptions } from '../../../lib/testing';
 
 let server: FaultServer | undefined;
@@ -31,13 +38,9 @@ function client(options: RetryPluginOptions) {
   return http;
 }
 
-/** The plugin's timers and clock fake; setImmediate real, so sockets are answered. */
+/** vitest's fake timers with their defaults; `settle()` drives them. */
 function fakeTimers(): void {
-  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] });
-}
-
-async function settle(done: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !done(); i++) await new Promise((resolve) => setImmediate(resolve));
+  vi.useFakeTimers();
 }
 
 test('fail twice then succeed: three requests, waits within the backoff, one payment', async () => {
@@ -55,15 +58,9 @@ test('429 with Retry-After: 5, on fake timers: the retry waits 5 s', async () =>
   fakeTimers();
   await start({ routes: { 'GET /v1/items': [{ status: 429, headers: { 'Retry-After': '5' } }, '200'] } });
   const http = client({});
-  let done = false;
-  const call = http.get('/v1/items').finally(() => (done = true));
-  await settle(() => server!.requests.length === 1);
-  await vi.advanceTimersByTimeAsync(4999);
-  expect(server!.requests).toHaveLength(1);
-  await vi.advanceTimersByTimeAsync(1);
-  await settle(() => done);
-  const response = await call;
+  const response = await settle(http.get('/v1/items'), vi);
   expect(response.config.retryState?.delaysMs).toEqual([5000]);
+  expect(gapsMs(server!.requests)).toEqual([5000]);
   assertRetryWaits(response.config.retryState, { serverWaitsMs: [5000] });
 });
 
@@ -71,15 +68,10 @@ test('a 15 s hang against a 1 s timeout: cut off at 1 s, retried, answered', asy
   fakeTimers();
   await start({ routes: { 'GET /v1/items': [{ delayMs: 15_000 }, '200'] } });
   const http = client({ baseDelayMs: 100, random: () => 0.5 });
-  let done = false;
-  const call = http.get('/v1/items', { timeout: 1000 }).finally(() => (done = true));
-  await settle(() => server!.requests.length === 1);
-  await vi.advanceTimersByTimeAsync(1000);
-  await vi.advanceTimersByTimeAsync(50);
-  await settle(() => done);
-  const response = await call;
+  const response = await settle(http.get('/v1/items', { timeout: 1000 }), vi);
   expect(response.status).toBe(200);
   expect(response.config.retryState).toMatchObject({ attempts: 2, delaysMs: [50] });
+  expect(gapsMs(server!.requests)).toEqual([1050]);
   assertRetryWaits(response.config.retryState, { baseDelayMs: 100 });
 });
 
