@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { Cluster, Redis } from 'ioredis';
-import { booked, counted, engaged, grown, RATE_RULE, throttled, withPolicy } from '../../lib/guards/rate-rule';
+import { RATE_RULE, take as takeComposed, throttle as throttleComposed } from '../../lib/guards/rate-rule';
 import type { RateState } from '../../lib/guards/rate-rule';
 import { HORIZON_MS } from '../../lib/redis/rate-limit-store';
 import { takeArgs, TAKE_SCRIPT, throttleArgs, THROTTLE_SCRIPT } from '../../lib/redis/rate-rule-script';
@@ -44,6 +44,8 @@ type Event =
       spentAgeMs?: number | undefined;
       /** Nothing but the status said it was a throttle: within the rule's noise share it cuts nothing. */
       hintless?: boolean | undefined;
+      /** The rate the reporter's scope was served at before: an engaging fleet starts there. */
+      startRate?: number | undefined;
     };
 
 interface Booking {
@@ -52,29 +54,25 @@ interface Booking {
   intervalMs: number;
 }
 
-/** What the store's scripts do, composed from the TypeScript rule. */
+/** What the store's take script does: the rule's own composition, with the fleet's demand (bookings ahead). */
 function ruleTake(state: RateState, now: number, e: Extract<Event, { kind: 'take' }>): [RateState, Booking] {
-  let s = counted(state, now, e.successes);
-  if (e.policyRate !== undefined) s = withPolicy(s, e.policyRate);
-  s = grown(s, now, s.nextAt > now, e.lagMs);
-  const booking = booked(s, now, e.count, HORIZON_MS);
+  const facts = { successes: e.successes, policyRate: e.policyRate, demand: state.nextAt > now, lagMs: e.lagMs };
+  const booking = takeComposed(state, now, facts, e.count, HORIZON_MS);
   return [booking.state, { granted: booking.granted, first: booking.first, intervalMs: booking.intervalMs }];
 }
 
+/** What the store's throttle script does: the rule's own composition, with the fleet's grace (its horizon). */
 function ruleThrottle(state: RateState | undefined, now: number, e: Extract<Event, { kind: 'throttle' }>): RateState {
-  if (state === undefined) {
-    const ceiling = e.policyRate === undefined ? Infinity : e.policyRate * RATE_RULE.policyShare;
-    return engaged(now, ceiling, e.pauseMs);
-  }
-  let s = counted(state, now, e.successes);
-  if (e.policyRate !== undefined) s = withPolicy(s, e.policyRate);
   const spentAt = e.spentAgeMs === undefined ? undefined : now - e.spentAgeMs;
-  return throttled(s, now, {
+  return throttleComposed(state, now, {
     sentAt: now - e.ageMs,
     pauseMs: e.pauseMs,
     graceMs: HORIZON_MS,
     spentAt,
     hintless: e.hintless,
+    successes: e.successes,
+    policyRate: e.policyRate,
+    startRate: e.startRate,
   });
 }
 
@@ -129,6 +127,7 @@ async function agree(events: Event[], start = 1_700_000_000_000.5): Promise<numb
         graceMs: HORIZON_MS,
         spentAgeMs: e.spentAgeMs,
         hintless: e.hintless,
+        startRate: e.startRate,
       });
       await client.eval(THROTTLE_SCRIPT, 1, key, ...args);
     } else {
@@ -241,6 +240,16 @@ test('throttles with no hint cut nothing within the noise share of the answers s
   await agree(events);
 });
 
+test('a fleet engaged at the rate a process saw its scope served at (above the seed rate), then cut', async () => {
+  const events: Event[] = [{ ...throttle(0, 0), startRate: 450 } as Event];
+  for (let i = 0; i < 12; i++) events.push(take(40, 30, 15));
+  events.push(throttle(10, 5));
+  for (let i = 0; i < 10; i++) events.push(take(40, 30, 15));
+  // A start rate below the seed rate starts in slow start, as none does.
+  events.push(...[{ ...throttle(10_000, 0), startRate: 3 } as Event]);
+  await agree(events);
+});
+
 test('a fleet engaged under a policy, and at the lowest rate', async () => {
   const events: Event[] = [throttle(0, 0, 400, 5)];
   for (let i = 0; i < 10; i++) events.push(take(90, 5, 1));
@@ -280,6 +289,7 @@ test('any sequence of takes and throttles leaves the script and the rule in the 
           { nil: undefined },
         ),
         hintless: fc.option(fc.boolean(), { nil: undefined }),
+        startRate: fc.option(fc.integer({ min: 1, max: 900 }), { nil: undefined }),
       }),
     },
   );

@@ -74,10 +74,8 @@ describe('a quota spent until later than maxDelayMs (finding 1: a spent hourly q
     [403, 'X-RateLimit (GitHub)'],
     [429, 'X-RateLimit (GitHub)'],
     [429, 'IETF RateLimit'],
-    [429, 'OpenAI (no limit sent)'],
-    [429, 'Anthropic (no limit sent)'],
   ])(
-    'a %i in %s: one request, an immediate rate-limited failure saying when, later calls refused unsent until the reset',
+    'a %i in %s: one request, an immediate rate-limited failure saying when, later calls to it refused unsent until the reset',
     async (status, dialect) => {
       fake(NOW);
       t.handler = spentHourly(status, DIALECTS[dialect]!);
@@ -97,7 +95,7 @@ describe('a quota spent until later than maxDelayMs (finding 1: a spent hourly q
       }
       expect(t.server.requests).toHaveLength(1);
 
-      // After the reset the key lets calls go again.
+      // After the reset the scope lets calls go again.
       jest.setSystemTime(resetAt);
       const later = await settle(http.get(url));
       expect(later.status).toBe(200);
@@ -105,16 +103,35 @@ describe('a quota spent until later than maxDelayMs (finding 1: a spent hourly q
     },
   );
 
-  test('a success that spends such a quota refuses the next call before it is sent', async () => {
+  test.each(['OpenAI (no limit sent)', 'Anthropic (no limit sent)'])(
+    'a 429 in %s with the whole quota back in an hour is a refill time: the call is retried after its backoff, never failed at once',
+    async (dialect) => {
+      fake(NOW);
+      t.handler = (_req, res, index) =>
+        index < 2 ? res.writeHead(429, DIALECTS[dialect]!(0, resetAt, 5000)).end() : res.writeHead(200).end('ok');
+      const { http } = client({ random: () => 0.5 });
+      const response = await settle(http.get(`${t.server.url}/v1/chat/completions`), 10);
+      expect(response.status).toBe(200);
+      // The 503's backoff, twice (random 0.5 of 500 and 1000 ms): the quota frees requests long before it is whole.
+      expect(response.config.retryState).toMatchObject({ attempts: 3, delaysMs: [250, 500] });
+      // Nothing holds its scope for the hour: the next call is sent.
+      expect((await settle(http.get(`${t.server.url}/v1/chat/completions`))).status).toBe(200);
+      expect(t.server.requests).toHaveLength(4);
+    },
+  );
+
+  test('a success that spends such a quota refuses the next call to its route before it is sent; another route is sent, and its own answer holds it', async () => {
     fake(NOW);
     const dialect = DIALECTS['X-RateLimit (GitHub)']!;
     t.handler = (_req, res) => res.writeHead(200, dialect(0, resetAt, 5000)).end('ok');
     const { http } = client();
     expect((await settle(http.get(`${t.server.url}/a`))).status).toBe(200);
-    const refused = (await rejection(settle(http.get(`${t.server.url}/b`)))) as unknown as AxiosError;
+    const refused = (await rejection(settle(http.get(`${t.server.url}/a`)))) as unknown as AxiosError;
     expect(refused.code).toBe('ERR_RATE_LIMITED');
     expect(stateOf(refused).retryAt).toBe(resetAt);
-    expect(t.server.requests.map((r) => r.url)).toEqual(['/a']);
+    expect((await settle(http.get(`${t.server.url}/b`))).status).toBe(200);
+    expect(stateOf(await rejection(settle(http.get(`${t.server.url}/b`)))).stopReason).toBe('rate-limited');
+    expect(t.server.requests.map((r) => r.url)).toEqual(['/a', '/b']);
   });
 
   test("retryAfter: 'fail' gives up on a spent quota the same way (the reset is a server's wait)", async () => {
@@ -178,7 +195,7 @@ describe('fixed windows honoured on successes (finding 2)', () => {
   }
 
   test.each(['X-RateLimit (GitHub)', 'IETF RateLimit', 'IETF RateLimit, no policy'])(
-    '%s: 12 calls, each sent when the last is answered: one refusal proves the reset, then none',
+    '%s: 12 calls, each sent when the last is answered: the reset is believed at once, none refused',
     async (dialect) => {
       // Mid-window, as a caller would arrive.
       fake(NOW + 400);
@@ -188,8 +205,8 @@ describe('fixed windows honoured on successes (finding 2)', () => {
       const ended: number[] = [];
       for (let i = 0; i < 12; i++) ended.push((await settle(http.get(`${t.server.url}/r`))).status);
       expect(ended).toEqual(Array(12).fill(200));
-      expect(server.refused()).toBe(1);
-      expect(t.server.requests).toHaveLength(13);
+      expect(server.refused()).toBe(0);
+      expect(t.server.requests).toHaveLength(12);
     },
   );
 });
@@ -221,37 +238,38 @@ describe('a 429 with no hint backs off as a 503 does (finding 3)', () => {
 });
 
 describe('waits reported as they happen (finding 4)', () => {
-  test("a 503's retry behind a 5 s pause another call's 429 set: onRetry and delaysMs say the pause", async () => {
+  test("a 503's retry behind a 5 s hold another call's 429 set on its route: onRetry and delaysMs say the hold", async () => {
     fake(NOW);
     const retries: RetryEvent[] = [];
     const seen: Array<[string, number]> = [];
     const options: RetryPluginOptions = { onRetry: (e) => void retries.push(e) };
     const { http, plugin } = client(options);
+    // One route, two calls told apart by their query: a Retry-After of 5 s holds the route's calls.
     t.handler = (req, res) => {
       seen.push([req.url, Date.now()]);
       const first = seen.filter(([url]) => url === req.url).length === 1;
       if (!first) return res.writeHead(200).end('ok');
-      if (req.url === '/throttled') return res.writeHead(429, { 'retry-after': '5' }).end();
-      // The 503 answers once the 429 has paused the origin.
+      if (req.url === '/r?call=throttled') return res.writeHead(429, { 'retry-after': '5' }).end();
+      // The 503 answers once the 429 holds the route.
       const answer = (): void => {
-        if ((plugin.limiter(t.server.url)?.pausedUntil ?? 0) > Date.now()) res.writeHead(503).end();
+        if ((plugin.limiter(`${t.server.url}/r`)?.pausedUntil ?? 0) > Date.now()) res.writeHead(503).end();
         else setImmediate(answer);
       };
       answer();
     };
-    const calls = Promise.all([http.get(`${t.server.url}/throttled`), http.get(`${t.server.url}/flaky`)]);
+    const calls = Promise.all([http.get(`${t.server.url}/r?call=throttled`), http.get(`${t.server.url}/r?call=flaky`)]);
     const [, flaky] = (await settle(calls, 10)) as AxiosResponse[];
     const event = retries.find((e) => e.reason === '503')!;
     expect(event).toMatchObject({ delaySource: 'rate-limit' });
     expect(event.delayMs).toBeGreaterThanOrEqual(4990);
     expect(event.delayMs).toBeLessThanOrEqual(5000);
-    // The wait it really had: the pause, then its turn behind the throttled call's retry (one
+    // The wait it really had: the hold, then its turn behind the throttled call's retry (one
     // interval of the limiter's seed rate, 20 a second).
     const waited = flaky!.config.retryState!.delaysMs[0]!;
     expect(waited).toBeGreaterThanOrEqual(4990);
     expect(waited).toBeLessThanOrEqual(5100);
     // The retry reached the server when delaysMs says it left (the 503 was answered right before).
-    const [first, second] = seen.filter(([url]) => url === '/flaky').map(([, at]) => at);
+    const [first, second] = seen.filter(([url]) => url === '/r?call=flaky').map(([, at]) => at);
     expect(Math.abs(second! - first! - waited)).toBeLessThanOrEqual(60);
   });
 });

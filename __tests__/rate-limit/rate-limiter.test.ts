@@ -185,45 +185,43 @@ test("after a pausing server's cut the rate creeps, and does not close back on t
   expect(limiter.ratePerSecond).toBeLessThanOrEqual(cut * (1 + GENTLE_PROBE) ** (9000 / STEP_MS) + 1e-9);
 });
 
-describe("a spent quota's reset (no server wait) holds the origin once a second refusal confirms it", () => {
-  test('the first refusal notes the reset and holds nothing', () => {
-    const limiter = make();
-    limiter.throttled({ sentAt: -Infinity, resetMs: 1800 });
-    expect(limiter.state).toBe('on');
-    expect(limiter.pausedUntil).toBe(0);
-  });
-
-  test('a call sent a step later, refused again with no success between, holds the origin to the reset', () => {
-    const limiter = make();
-    limiter.throttled({ sentAt: -Infinity, resetMs: 1800 });
-    const heardAt = Date.now();
-    // Sent before a step had passed: no proof (a bucket may not have had time to refill).
-    jest.setSystemTime(heardAt + 50);
-    limiter.throttled({ sentAt: heardAt + 10, resetMs: 1750 });
-    expect(limiter.pausedUntil).toBe(0);
-    jest.setSystemTime(heardAt + 130);
-    limiter.throttled({ sentAt: heardAt + STEP_MS, resetMs: 1670 });
-    expect(limiter.pausedUntil).toBe(heardAt + 1800);
-  });
-
-  test('a success between the two refusals says the quota came back: nothing is held', () => {
-    const limiter = make();
-    limiter.throttled({ sentAt: -Infinity, resetMs: 1800 });
-    const heardAt = Date.now();
-    jest.setSystemTime(heardAt + 120);
-    limiter.succeeded();
-    jest.setSystemTime(heardAt + 250);
-    limiter.throttled({ sentAt: heardAt + 200, resetMs: 1550 });
-    expect(limiter.pausedUntil).toBe(0);
-    // That refusal is the first of a new record: a next one confirms it.
-    jest.setSystemTime(heardAt + 400);
-    limiter.throttled({ sentAt: heardAt + 360, resetMs: 1400 });
-    expect(limiter.pausedUntil).toBe(heardAt + 1800);
-  });
+test("a spent quota's reset, handed over as a pause, holds the queue at once (the gate believes a window's reset)", () => {
+  const limiter = make();
+  limiter.throttled({ sentAt: -Infinity, pauseMs: 1800 });
+  expect(limiter.state).toBe('on');
+  expect(limiter.pausedUntil).toBe(Date.now() + 1800);
 });
 
-test("shared: a believed reset goes to the fleet with when the quota was said spent (the fleet's successes may disprove it)", () => {
-  const reported: Array<{ pauseMs?: number | undefined; spentAt?: number | undefined }> = [];
+test('it starts at the rate its scope was served at, believed as the capacity, when that is above the seed rate', () => {
+  const busy = make();
+  busy.throttled({ sentAt: -Infinity, startRate: 300 });
+  expect(busy.ratePerSecond).toBe(300);
+  expect(busy.capacity).toBe(300);
+  // A scope served a call or two a second says little: slow start from the seed rate.
+  const quiet = make();
+  quiet.throttled({ sentAt: -Infinity, startRate: 2 });
+  expect(quiet.ratePerSecond).toBe(SEED_RATE);
+  expect(quiet.capacity).toBeUndefined();
+});
+
+test('its rate grows only while calls wait beyond it: calls that go at once leave it where it is', async () => {
+  const limiter = make();
+  limiter.throttled({ sentAt: -Infinity, startRate: 100 });
+  // One call every 50 ms for 3 s, at half the rate: each goes at once, none waits.
+  for (let t = 0; t < 60; t++) {
+    expect(limiter.acquire()).toBe('go');
+    await jest.advanceTimersByTimeAsync(50);
+  }
+  expect(limiter.ratePerSecond).toBe(100);
+  // With calls waiting, the same time grows it (probing past the capacity).
+  const released: Array<[number, number]> = [];
+  queueUp(limiter, 99, released);
+  await jest.advanceTimersByTimeAsync(900);
+  expect(limiter.ratePerSecond).toBeGreaterThan(100);
+});
+
+test('shared: a throttle goes to the fleet with its pause, and the rate its scope was served at', () => {
+  const reported: Array<{ pauseMs?: number | undefined; startRate?: number | undefined }> = [];
   const pacing: RateLimitPacing = {
     active: true,
     ratePerSecond: Infinity,
@@ -234,18 +232,16 @@ test("shared: a believed reset goes to the fleet with when the quota was said sp
     want: () => undefined,
     expectedWaitMs: () => 0,
     succeeded: () => undefined,
-    throttled: ({ pauseMs, spentAt }) => void reported.push({ pauseMs, spentAt }),
+    throttled: ({ pauseMs, startRate }) => void reported.push({ pauseMs, startRate }),
     hinted: () => undefined,
     close: () => undefined,
   };
   const limiter = new RateLimiter('http://api.test', () => Date.now(), 100, undefined, pacing);
-  limiter.throttled({ sentAt: -Infinity, resetMs: 1800 });
-  const heardAt = Date.now();
-  jest.setSystemTime(heardAt + 130);
-  limiter.throttled({ sentAt: heardAt + STEP_MS, resetMs: 1670 });
+  limiter.throttled({ sentAt: -Infinity, startRate: 250 });
+  limiter.throttled({ sentAt: Date.now(), pauseMs: 1670 });
   expect(reported).toEqual([
-    { pauseMs: undefined, spentAt: undefined },
-    { pauseMs: 1670, spentAt: heardAt },
+    { pauseMs: undefined, startRate: 250 },
+    { pauseMs: 1670, startRate: undefined },
   ]);
 });
 

@@ -34,6 +34,8 @@ export class BreakerGate {
     private readonly registry: BreakerRegistry | undefined,
     private readonly key: string,
     private readonly isDownstreamFailure: (error: unknown) => boolean,
+    /** The call's route: an origin's breaker counts a failure there or on the route's own (`Guard.failureTarget`). */
+    private readonly endpoint: () => string,
     private counted = false,
   ) {}
 
@@ -97,14 +99,22 @@ export class BreakerGate {
   succeeded(response: AxiosResponse): void {
     if (!this.counted || this.settled || this.guard === undefined) return;
     this.settled = true;
-    this.guard.succeed(response);
+    const guard = this.guard;
+    guard.succeed(response);
+    if (guard.failing !== undefined) guard.routeSucceeded(this.endpoint());
   }
 
-  /** The call's final failure: handed to a breaker the call did not fire, once (opossum judges it). */
+  /**
+   * The call's final failure: handed to a breaker the call did not fire, once (opossum judges it).
+   * An origin's breaker hands a downstream failure of a route failing while its siblings succeed to
+   * that route's own breaker instead.
+   */
   failed(error: unknown): void {
     if (!this.counted || this.settled || this.guard === undefined) return;
     this.settled = true;
-    countFailure(this.guard, this.isDownstreamFailure, error);
+    const guard = this.guard;
+    const target = guard.route || !this.isDownstreamFailure(error) ? guard : guard.failureTarget(this.endpoint());
+    countFailure(target, this.isDownstreamFailure, error);
   }
 
   /**

@@ -1,5 +1,7 @@
 import type { AxiosAdapter, AxiosError, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
+import type { Answer } from '../policy/answer';
 import { failureKind } from '../policy/classify';
+import { modelOf, routeOf } from '../policy/scope';
 import { attachKey, callerKey, keysCall } from '../policy/idempotency';
 import type { ResolvedOptions } from '../policy/options';
 import { CircuitOpenError } from '../types/errors';
@@ -65,8 +67,14 @@ export class CallRun {
   previousDelayMs: number;
   /** When the attempt in flight left, if the limiter paced it (else never: `-Infinity`). */
   sentAt = -Infinity;
-  /** What the last answer said of the key's rate limit (`rate-gate.ts`'s `observe`). */
+  /** What the last answer said of the scope's rate limit (`rate-gate.ts`'s `observe`). */
   pushback: Pushback = { throttled: false, quotaWaitMs: undefined };
+  /** The last answer, read once (`policy/answer.ts`): the judge, the plan and the gate read it. */
+  answer: Answer | undefined;
+  /** The rate-limit scope the attempt in flight was paced under, if it was (`rate-gate.ts`). */
+  sentKey: string | undefined;
+  /** The call's endpoint (method and path, ids folded), read once it is asked for (`policy/scope.ts`). */
+  private endpointKey: string | undefined;
   /** When the retry now pending was decided (its wait in `delaysMs` runs from here). */
   decidedAt = 0;
 
@@ -129,9 +137,17 @@ export class CallRun {
     return this.route.corsSensitive;
   }
 
-  /** The key of the rate limiter the call counts against where it goes now: it follows a failover. */
-  get limiterKey(): string {
-    return this.route.limiterKey;
+  /** `rateLimit.key(config)` where it goes now, when set: the call's one rate-limit scope. */
+  get userKey(): string | undefined {
+    return this.route.userKey;
+  }
+
+  /** The call's endpoint (its route), for a scope narrower than its origin. */
+  readonly endpoint = (): string => (this.endpointKey ??= routeOf(this.method, this.config));
+
+  /** The model the call's JSON body names, for a scope per model. */
+  model(): string | undefined {
+    return modelOf(this.config.data);
   }
 
   /**
@@ -144,7 +160,7 @@ export class CallRun {
   async follow(): Promise<MoveRefused | undefined> {
     const origin = destination(this.config);
     if (origin === this.route.origin) return undefined;
-    const route = routeTo(origin, this.config, this.shared, this.state, this.options);
+    const route = routeTo(origin, this.config, this.shared, this.state, this.options, this.endpoint);
     this.gate.left(this.lastError ?? this.failure);
     this.route = route;
     this.accountedAt = undefined;
@@ -163,7 +179,7 @@ export class CallRun {
     if (origin === (this.accountedAt ?? this.route.origin)) return;
     let route: Route;
     try {
-      route = routeTo(origin, this.config, this.shared, this.state, this.options);
+      route = routeTo(origin, this.config, this.shared, this.state, this.options, this.endpoint);
     } catch {
       // breaker.key() threw for the origin that answered: the call stays accounted where it was sent.
       return;
@@ -180,6 +196,7 @@ export class CallRun {
       this.shared.breakers,
       route.breakerKey,
       (error) => this.isDownstreamFailure(error),
+      this.endpoint,
       counted,
     );
   }
@@ -259,5 +276,8 @@ export function startRun(
       call.deduped = !generated || dedupedAt(options, origin);
     }
   }
-  return new CallRun(config, call, state, base, shared, method, routeTo(origin, config, shared, state, options));
+  let endpoint: string | undefined;
+  const endpointOf = (): string => (endpoint ??= routeOf(method, config));
+  const route = routeTo(origin, config, shared, state, options, endpointOf);
+  return new CallRun(config, call, state, base, shared, method, route);
 }

@@ -1,7 +1,7 @@
 import { AxiosHeaders, isCancel } from 'axios';
 import type { AxiosError, AxiosResponse, AxiosResponseHeaders } from 'axios';
 import { classify, mayRepeat, unprocessed as wasUnprocessed } from '../policy/classify';
-import { isThrottle, parseRateLimitHeaders, parseShouldRetry, serverWaitMs } from '../policy/rate-limit-headers';
+import type { Answer } from '../policy/answer';
 import type { Decision } from '../policy/classify';
 import { resolveCallOptions } from '../policy/options';
 import type { RetryContext, RetryDecision } from '../types';
@@ -10,7 +10,6 @@ import type { Attempt, CallRun } from './call-run';
 import { runHook } from './hooks';
 import { interrupted } from './outcome';
 import type { Outcome } from './outcome';
-import { headerReader } from './rate-gate';
 
 /**
  * Judging one attempt: the decision table over a failure, and `shouldRetry` over the table (and
@@ -20,7 +19,7 @@ import { headerReader } from './rate-gate';
 /** The attempt's verdict: the call's answer, a decision to plan a retry by, or the end of the call. */
 export type Verdict = { accept: AxiosResponse } | { decision: Decision } | { end: Outcome };
 
-export async function judge(run: CallRun, attempt: Attempt): Promise<Verdict> {
+export async function judge(run: CallRun, attempt: Attempt, answer: Answer): Promise<Verdict> {
   const { options } = run;
   if (attempt.response !== undefined) {
     const response = attempt.response;
@@ -34,7 +33,7 @@ export async function judge(run: CallRun, attempt: Attempt): Promise<Verdict> {
     run.last = attempt;
     // A write the server answered was processed: asking again would do it again (or, deduped, only
     // replay the same answer), so only the server's word or `unsafeRetryWrites` repeats it.
-    if (!mayRepeat({ ...writeFacts(run), deduped: false }, serverRetries(response))) {
+    if (!mayRepeat({ ...writeFacts(run), deduped: false }, answer.says === true)) {
       return { decision: { retry: false, stopReason: 'non-idempotent', reason: 'shouldRetryResponse' } };
     }
     return { decision: { retry: true, reason: 'shouldRetryResponse' } };
@@ -46,7 +45,7 @@ export async function judge(run: CallRun, attempt: Attempt): Promise<Verdict> {
   // The deadline ended this attempt: its timeout was the time the deadline left.
   if (run.deadline.endedAttempt(error)) return { end: { error, stopReason: 'deadline' } };
   const facts = { ...writeFacts(run), error, keyed: run.state.idempotencyKey !== undefined, data: run.config.data };
-  const decision = serverSays(classify(facts, options), response, run.shared.now());
+  const decision = serverSays(classify(facts, options), answer);
   // A cancel is never retried, whatever a predicate says (a body that cannot be sent again is the plan's).
   if (options.shouldRetry === undefined || isCancel(error)) return { decision };
   const asked = await ask(run, options.shouldRetry, error as AxiosError, response, decision);
@@ -56,7 +55,7 @@ export async function judge(run: CallRun, attempt: Attempt): Promise<Verdict> {
   }
   if (asked.verdict !== true || decision.retry) return { decision };
   // The predicate says retry where the table did not: never a write the server may have processed.
-  const unprocessed = wasUnprocessed(error, options.errorCodes) || serverRetries(response);
+  const unprocessed = wasUnprocessed(error, options.errorCodes) || answer.says === true;
   if (!mayRepeat(facts, unprocessed)) return { decision: { ...decision, stopReason: 'non-idempotent' } };
   return { decision: { retry: true, reason: decision.reason } };
 }
@@ -67,33 +66,17 @@ function writeFacts(run: CallRun): { method: string; deduped: boolean; unsafe: b
 }
 
 /**
- * The server's own word that the request may be sent again (`x-should-retry: true`, Stripe's
- * `Stripe-Should-Retry: true`), or a throttle (a 429, a 403 that is GitHub's limit): it did not do
- * the work. The only word that lets a write it answered be repeated without `unsafeRetryWrites`.
- */
-function serverRetries(response: AxiosResponse | undefined): boolean {
-  if (response === undefined) return false;
-  const read = headerReader(response.headers);
-  const says = parseShouldRetry(read('x-should-retry') ?? read('stripe-should-retry'));
-  return says === true;
-}
-
-/**
  * The server's explicit say over the table: `x-should-retry: true|false` (OpenAI's and Anthropic's
- * servers) or Stripe's `Stripe-Should-Retry`, as it knows whether the request was processed; and a
- * 403 that is a throttle (its quota is spent, or it asks for a wait: GitHub's limits), which was not
+ * servers) or Stripe's `Stripe-Should-Retry`, as it knows whether the request was processed (the
+ * only word that lets a write it answered be repeated without `unsafeRetryWrites`); and a 403 that
+ * is a throttle (its quota is spent, or it asks for a wait: GitHub's limits), which was not
  * processed, so it is retried as a 429 is. A cancel stays a cancel.
  */
-function serverSays(decision: Decision, response: AxiosResponse | undefined, nowMs: number): Decision {
-  if (response === undefined || (!decision.retry && decision.stopReason === 'aborted')) return decision;
-  const read = headerReader(response.headers);
-  const header = read('x-should-retry') === undefined ? 'stripe-should-retry' : 'x-should-retry';
-  const says = parseShouldRetry(read(header));
-  if (says === false) return { retry: false, stopReason: 'not-retryable', reason: `${header}: false` };
-  if (says === true) return { retry: true, reason: decision.reason };
-  if (response.status === 403 && isThrottle(403, serverWaitMs(read, nowMs), parseRateLimitHeaders(read, nowMs))) {
-    return { retry: true, reason: '403' };
-  }
+function serverSays(decision: Decision, answer: Answer): Decision {
+  if (answer.status === undefined || (!decision.retry && decision.stopReason === 'aborted')) return decision;
+  if (answer.says === false) return { retry: false, stopReason: 'not-retryable', reason: `${answer.sayer}: false` };
+  if (answer.says === true) return { retry: true, reason: decision.reason };
+  if (answer.status === 403 && answer.throttle) return { retry: true, reason: '403' };
   return decision;
 }
 

@@ -14,6 +14,7 @@ import { circuitOpen, finish, interrupted, stop } from './outcome';
 import type { Outcome } from './outcome';
 import { plan } from './plan';
 import { askedWaitMs, gateWait, observe, takeTurn } from './rate-gate';
+import { readAnswer } from '../policy/answer';
 import type { Wait } from './plan';
 
 /**
@@ -55,8 +56,10 @@ async function loop(run: CallRun, first: Attempt | undefined): Promise<AxiosResp
     if ('end' in attempt) return finish(run, attempt.end);
     const answeredAt = answeredBy(attempt, run.origin);
     if (answeredAt !== undefined) run.answeredAt(answeredAt);
-    observe(run, attempt);
-    const verdict = await judge(run, attempt);
+    // Each answer is read once; the gate, the judge and the plan read that.
+    const answer = (run.answer = readAnswer(attempt, run.shared.now()));
+    observe(run, answer);
+    const verdict = await judge(run, attempt, answer);
     if ('accept' in verdict) return finish(run, { response: verdict.accept });
     if ('end' in verdict) return finish(run, verdict.end);
     const planned = await retry(run, verdict.decision);
@@ -149,7 +152,7 @@ async function retry(run: CallRun, decision: Decision): Promise<Outcome | Wait> 
       bodyReplayable,
       suspectedCors: run.corsSensitive && shared.cors.suspect(run.origin, run.failure),
       closed: shared.closed,
-      retryAfterMs: askedWaitMs(run, now),
+      retryAfterMs: askedWaitMs(run),
       previousDelayMs: run.previousDelayMs,
       timeLeftMs: run.deadline.timeLeft(),
       breakerRefuses: run.gate.refusing,

@@ -1,17 +1,10 @@
-import { AxiosError, AxiosHeaders } from 'axios';
-import type { AxiosResponse, AxiosResponseHeaders } from 'axios';
-import type { RateLimiter, Throttle } from '../guards/rate-limiter';
-import {
-  isThrottle,
-  mayBeSpent,
-  parseRateLimitHeaders,
-  policyRate,
-  quotaSpent,
-  serverWaitMs,
-  spentForMs,
-} from '../policy/rate-limit-headers';
-import type { RateLimitHint } from '../policy/rate-limit-headers';
-import type { Attempt, CallRun, Pushback } from './call-run';
+import { AxiosError } from 'axios';
+import type { AxiosResponse } from 'axios';
+import type { RateLimiter } from '../guards/rate-limiter';
+import { readAnswer } from '../policy/answer';
+import type { Answer } from '../policy/answer';
+import { mayBeSpent } from '../policy/rate-limit-headers';
+import type { CallRun, Pushback } from './call-run';
 import type { GateWait } from './plan';
 import type { Shared } from './context';
 import { interruptible } from './hooks';
@@ -19,81 +12,148 @@ import { interrupted, stop } from './outcome';
 import type { Outcome } from './outcome';
 
 /**
- * The gate a call crosses at its key's rate limiter: the engine informs it once after each attempt
- * (`observe`: what the answer said), asks it once when it plans a retry (`gateWait`: how long the
- * gate would hold a send, a wait like any other, with its source), and crosses it once before each
- * send (`takeTurn`). The rule the limiter follows is `guards/rate-rule.ts`; none of it is here. A key
- * that never throttled has no limiter, and a call to it pays one field check (`RateLimiters.engaged`).
+ * The gate a call crosses at its scope's rate limiter (`guards/rate-limiters.ts` picks the scope): the
+ * engine tells it once what each answer said (`observe`, from the answer read once), asks it once
+ * when it plans a retry (`gateWait`: how long the gate would hold a send, a wait like any other,
+ * with its source), and crosses it once before each send (`takeTurn`). The rule the limiter follows
+ * is `guards/rate-rule.ts`; none of it is here. A call to an origin where nothing is engaged pays one
+ * field check (`RateLimiters.engaged`).
  */
 
-/** The limiter pacing this call's origin now, if one is on. */
-export function activeLimiter(run: Pick<CallRun, 'shared' | 'limiterKey'>): RateLimiter | undefined {
-  return run.shared.limiters?.active(run.limiterKey);
-}
+/**
+ * A server's wait at least this long holds the throttled scope, not only the refused call: a
+ * penalty the whole scope serves (GitHub's secondary limits ask for a minute). A shorter one, with
+ * no spent quota, is a bucket asking its caller to slow down: the refused call waits it, and the
+ * scope is paced, not paused (a pause per refusal of a `Retry-After: 1` storm held every call a second).
+ */
+const HOLD_WAIT_MS = 5000;
 
-/** A response header as text (AxiosHeaders or a custom adapter's plain object; the first of repeats). */
-export function headerReader(headers: unknown): (name: string) => string | undefined {
-  if (headers === null || typeof headers !== 'object') return () => undefined;
-  const all = AxiosHeaders.from(headers as AxiosResponseHeaders);
-  return (name) => {
-    let value: unknown = all.get(name);
-    if (Array.isArray(value)) value = value[0];
-    return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : undefined;
-  };
-}
+/** How much later than planned a turn may come and still count as the wait chosen (ms). */
+const TIMER_SLACK_MS = 100;
 
-/** The response an attempt ended in (a resolved one, or the one its error carries). */
-export function responseOf(attempt: Attempt | undefined): { status?: unknown; headers?: unknown } | undefined {
-  if (attempt === undefined) return undefined;
-  if (attempt.response !== undefined) return attempt.response;
-  const response = (attempt.error as { response?: { status?: unknown; headers?: unknown } | null } | null)?.response;
-  return response ?? undefined;
+/** The limiter pacing this call's scope now, if one is on. */
+export function activeLimiter(run: CallRun): RateLimiter | undefined {
+  const limiters = run.shared.limiters;
+  if (limiters === undefined || limiters.engaged === 0) return undefined;
+  return limiters.active(limiters.keyFor(run));
 }
 
 /**
- * Tells the key's limiter what an attempt's answer says. A throttle (`isThrottle`: a 429; a 403 that
- * says the quota is spent or asks for a wait; a 503 or 529 that asks for a wait) engages the
- * limiter, or cuts its rate, and holds the key for the server's wait or the quota's reset; any other
- * answer is a success for its measurement, and its headers pace it: one saying the quota is spent
- * engages the limiter before the first refusal, and may hold the key until the reset. Marks the call
- * `throttled` so its retry waits its turn, not on a token of the budget.
+ * Tells the scope's limiter what an attempt's answer says. A throttle (`Answer.throttle`) with a
+ * hint engages its scope's limiter, or cuts its rate, and may hold the scope (`holdOf`); a bare one
+ * counts as evidence until the scope's bare refusals show the rate is the cause (then it engages).
+ * Any other answer of a paced scope is a success for its measurement, and its headers pace it: a
+ * success saying the quota is spent engages the scope's limiter before the first refusal and holds
+ * it until the reset. Marks the call `throttled` when its retry waits its turn, needing no budget token.
  */
-export function observe(run: CallRun, attempt: Attempt): void {
-  run.pushback = NO_PUSHBACK;
+export function observe(run: CallRun, answer: Answer): void {
+  run.pushback = { throttled: false, quotaWaitMs: answer.throttle ? ownQuotaWait(answer, run) : undefined };
+  const limiters = run.shared.limiters;
+  if (limiters === undefined || answer.status === undefined) return;
+  const now = answer.at;
+  const paced = run.sentKey === undefined ? undefined : limiters.active(run.sentKey);
+  if (!answer.throttle) {
+    if (limiters.weighing > 0) limiters.succeeded(run.origin);
+    if (paced !== undefined) {
+      paced.succeeded();
+      if (answer.spent) paced.spentOnSuccess({ pauseMs: holdOf(run, answer) });
+      paced.hinted(answer.policyRate);
+    } else if (answer.spent) {
+      engageAtSpentQuota(run, answer);
+    }
+    return;
+  }
+  const key = paced?.key ?? limiters.scopeOf(run, answer, now);
+  let limiter = paced ?? limiters.active(key);
+  let startRate: number | undefined;
+  if (limiter === undefined) {
+    if (answer.hintless) {
+      const evidence = limiters.refusedBare(run.origin, key, now);
+      // Not yet shown to be the rate: the retry waits its own backoff, as a 503's does.
+      if (evidence === undefined) return;
+      startRate = evidence.served;
+    } else {
+      startRate = run.shared.breakers?.servedPerSecond(run.route.breakerKey);
+    }
+    limiter = limiters.for(key);
+  }
+  run.pushback.throttled = true;
+  limiter.throttled(
+    {
+      sentAt: run.sentAt,
+      policyRate: answer.policyRate,
+      pauseMs: holdOf(run, answer),
+      hintless: answer.hintless,
+      startRate,
+    },
+    now,
+  );
+}
+
+/**
+ * What the server asks the refused call itself to wait, in ms, besides a `Retry-After` (which the
+ * plan reads from the answer): its spent quota's reset. A dialect that refills continuously (OpenAI's,
+ * Anthropic's) says when the whole quota is back: with the quota known, one request's share of that;
+ * without it, the reset when it is within `maxDelayMs` (a `1s` reset waits a second), else nothing
+ * (the backoff: such a quota frees requests long before it is whole again, so no call fails on it).
+ */
+function ownQuotaWait(answer: Answer, run: CallRun): number | undefined {
+  const spentFor = answer.spentForMs;
+  if (spentFor === undefined) return undefined;
+  const hint = answer.hint!;
+  if (hint.replenishes === true && hint.quota === undefined && spentFor > run.options.maxDelayMs) return undefined;
+  return spentFor;
+}
+
+/**
+ * How long an answer holds its scope (every call of it, not only the refused one), in ms:
+ * - a spent quota (a success or a refusal saying `remaining: 0`) until its reset: a fixed window's
+ *   reset is when the next request is free, believed at once, so sequential calls draw no refusal;
+ *   past `maxDelayMs` not clamped (the scope refuses its calls until then, with `retryAt`). A
+ *   continuously refilling quota whose size is unknown holds nothing (`ownQuotaWait`);
+ * - the server's wait, within `maxDelayMs`, when it also said the quota is spent or it is at least
+ *   `HOLD_WAIT_MS` long;
+ * `undefined`: no hold (the scope is paced).
+ */
+function holdOf(run: CallRun, answer: Answer): number | undefined {
+  const { maxDelayMs } = run.options;
+  const wait = answer.waitMs;
+  if (wait !== undefined && wait > 0 && (answer.spent || wait >= HOLD_WAIT_MS)) return Math.min(wait, maxDelayMs);
+  if (!answer.spent) return undefined;
+  const hint = answer.hint!;
+  if (hint.replenishes === true && hint.quota === undefined) return undefined;
+  return answer.spentForMs;
+}
+
+/** A success that spent the quota of a scope not being paced: the next call would be refused, so its limiter engages now. */
+function engageAtSpentQuota(run: CallRun, answer: Answer): void {
+  const limiters = run.shared.limiters!;
+  const limiter = limiters.for(limiters.scopeOf(run, answer, answer.at));
+  if (limiter.state !== 'on') {
+    const startRate = run.shared.breakers?.servedPerSecond(run.route.breakerKey);
+    limiter.throttled({ sentAt: -Infinity, policyRate: answer.policyRate, startRate }, answer.at);
+  }
+  limiter.spentOnSuccess({ pauseMs: holdOf(run, answer) });
+}
+
+/**
+ * The fast path's one look at rate limits, on a first attempt's success: counted where bare
+ * refusals are being weighed, and where its headers say the quota is spent, the scope's limiter
+ * engages before the first refusal.
+ */
+export function noteSuccess(run: CallRun, response: AxiosResponse): void {
   const limiters = run.shared.limiters;
   if (limiters === undefined) return;
-  const response = responseOf(attempt);
-  if (response === undefined) return;
-  const status = response.status;
-  const existing = limiters.engaged === 0 ? undefined : limiters.get(run.limiterKey);
-  // An answer from a key that is not throttled, and no throttle itself: nothing to read.
-  if (!MAY_THROTTLE.has(status) && existing?.state !== 'on' && !headersMaySpend(response.headers)) return;
-  const now = run.shared.now();
-  const read = headerReader(response.headers);
-  const waitMs = serverWaitMs(read, now);
-  const hint = parseRateLimitHeaders(read, now);
-  const rate = policyRate(hint);
-  const hold = holdOf(run.options.maxDelayMs, waitMs, hint, rate);
-  if (isThrottle(status, waitMs, hint)) {
-    run.pushback = { throttled: true, quotaWaitMs: spentForMs(hint) };
-    const limiter = existing ?? limiters.for(run.limiterKey);
-    const hintless = waitMs === undefined && hint === undefined;
-    // The clock the server's wait was read by: a wait until a date then ends at that date.
-    limiter.throttled({ sentAt: run.sentAt, policyRate: rate, ...hold, hintless }, now);
-  } else if (existing?.state === 'on') {
-    existing.succeeded();
-    if (quotaSpent(hint)) existing.spentOnSuccess(hold);
-    existing.hinted(rate);
-  } else if (quotaSpent(hint)) {
-    engageAtSpentQuota(limiters.for(run.limiterKey), rate, hold);
-  }
+  if (limiters.weighing > 0) limiters.succeeded(run.origin);
+  const headers = response.headers as unknown;
+  if (headers === null || typeof headers !== 'object' || !mayBeSpent(headers as Record<string, unknown>)) return;
+  const answer = readAnswer({ response }, run.shared.now());
+  if (answer.spent) engageAtSpentQuota(run, answer);
 }
 
-const NO_PUSHBACK: Pushback = { throttled: false, quotaWaitMs: undefined };
-
 /**
- * What the key's gate would hold a retry sent now to, while its limiter is on (`undefined` when it
- * is off): the key's hold, and the turn in its queue, the hold included.
+ * What the scope's gate would hold a retry sent now to, while its limiter is on (`undefined` when
+ * it is off): the scope's hold, and the turn in its queue, the hold included.
  */
 export function gateWait(run: CallRun, now: number): GateWait | undefined {
   const limiter = activeLimiter(run);
@@ -108,86 +168,33 @@ export function gateWait(run: CallRun, now: number): GateWait | undefined {
  * What the server asks the retry of the last attempt to wait, in ms: its `Retry-After` (or
  * `retry-after-ms`), else for a throttle, its spent quota's reset; `undefined` without a valid one.
  */
-export function askedWaitMs(run: CallRun, now: number): number | undefined {
-  return serverWaitMs(headerReader(responseOf(run.last)?.headers), now) ?? run.pushback.quotaWaitMs;
-}
-
-/** How much later than planned a turn may come and still count as the wait chosen (ms). */
-const TIMER_SLACK_MS = 100;
-
-/** Statuses that may be a throttle (`isThrottle` decides, from the headers). */
-const MAY_THROTTLE = new Set<unknown>([429, 403, 503, 529]);
-
-function headersMaySpend(headers: unknown): boolean {
-  return headers !== null && typeof headers === 'object' && mayBeSpent(headers as Record<string, unknown>);
-}
-
-/** A success that spent the quota of a key not being paced: the next call would be refused, so the limiter engages now. */
-function engageAtSpentQuota(limiter: RateLimiter, rate: number | undefined, hold: Hold): void {
-  limiter.throttled({ sentAt: -Infinity, policyRate: rate });
-  limiter.spentOnSuccess(hold);
+export function askedWaitMs(run: CallRun): number | undefined {
+  return run.answer?.waitMs ?? run.pushback.quotaWaitMs;
 }
 
 /**
- * The fast path's one look at rate limits, on a first attempt's success: where its headers say the
- * quota is spent, the key's limiter engages before the first refusal.
- */
-export function noteSuccess(shared: Shared, key: string, maxDelayMs: number, response: AxiosResponse): void {
-  const limiters = shared.limiters;
-  if (limiters === undefined || !headersMaySpend(response.headers)) return;
-  const now = shared.now();
-  const hint = parseRateLimitHeaders(headerReader(response.headers), now);
-  if (!quotaSpent(hint)) return;
-  const rate = policyRate(hint);
-  engageAtSpentQuota(limiters.for(key), rate, holdOf(maxDelayMs, undefined, hint, rate));
-}
-
-type Hold = Pick<Throttle, 'pauseMs' | 'resetMs'>;
-
-/**
- * How long an answer holds its key:
- * - the server's wait (`Retry-After`, `retry-after-ms`), within `maxDelayMs`: `pauseMs`;
- * - a quota spent for longer than `maxDelayMs`: `pauseMs`, not clamped: the key refuses calls
- *   until then (`heldForMs`), as no call may wait that long;
- * - a quota spent until a reset within `maxDelayMs`: `resetMs`, which holds the key once its resets
- *   proved real (`RateLimiter.confirmedReset`); until then, where the policy states a rate, one
- *   request's share of its window (`pauseMs`; the pace covers the rest).
- */
-function holdOf(
-  maxDelayMs: number,
-  waitMs: number | undefined,
-  hint: RateLimitHint | undefined,
-  rate: number | undefined,
-): Hold {
-  if (waitMs !== undefined && waitMs > 0) return { pauseMs: Math.min(waitMs, maxDelayMs) };
-  const spentFor = spentForMs(hint);
-  if (spentFor === undefined) return {};
-  if (spentFor > maxDelayMs) return { pauseMs: spentFor };
-  return rate === undefined ? { resetMs: spentFor } : { resetMs: spentFor, pauseMs: Math.min(spentFor, 1000 / rate) };
-}
-
-/**
- * The error of a call the limiter turned away before it sent anything: its key's quota is spent
+ * The error of a call the limiter turned away before it sent anything: its scope's quota is spent
  * until `retryAt` (epoch ms, the plugin's clock), or its queue was full, or its deadline too near.
  */
-function rateLimitedError(run: CallRun, retryAt?: number): AxiosError {
+function rateLimitedError(run: CallRun, key: string, retryAt?: number): AxiosError {
   const why =
     retryAt === undefined
       ? 'the call would wait past its deadline or the queue bound'
       : `its quota is spent until ${new Date(retryAt).toISOString()}; nothing was sent`;
-  return new AxiosError(`axios-resilience: ${run.limiterKey} is rate-limited: ${why}`, 'ERR_RATE_LIMITED', run.config);
+  return new AxiosError(`axios-resilience: ${key} is rate-limited: ${why}`, 'ERR_RATE_LIMITED', run.config);
 }
 
 /**
- * Waits for the attempt's turn while the key's limiter is on: `undefined` (no promise) when the
- * key is not throttled; else a promise of `undefined` once it may go. A key held longer than
- * `maxDelayMs` (a spent quota) refuses the call at once, with `retryState.retryAt`; a call that would
- * wait past its deadline, or finds the queue full, stops with `rate-limited`; a cancel or `close()`
- * ends the wait. A retry's time in the queue is added to its entry in `delaysMs`.
+ * Waits for the attempt's turn while its scope's limiter is on: `undefined` (no promise) when the
+ * scope is not paced; else a promise of `undefined` once it may go. A scope held longer than
+ * `maxDelayMs` (a spent quota) refuses the call at once, with `retryState.retryAt`; a call that
+ * would wait past its deadline, or finds the queue full, stops with `rate-limited`; a cancel or
+ * `close()` ends the wait. A retry's time in the queue is added to its entry in `delaysMs`.
  */
 export function takeTurn(run: CallRun): Promise<Outcome | undefined> | undefined {
+  run.sentKey = undefined;
   const limiter = activeLimiter(run);
-  // Not throttled: no promise, no await, as before the limiter existed.
+  // Not paced: no promise, no await, as before the limiter existed.
   return limiter === undefined ? undefined : waitTurn(run, limiter);
 }
 
@@ -196,23 +203,24 @@ async function waitTurn(run: CallRun, limiter: RateLimiter): Promise<Outcome | u
   const heldForMs = limiter.heldForMs();
   if (heldForMs > run.options.maxDelayMs) {
     state.retryAt = shared.now() + heldForMs;
-    return stop(run, 'rate-limited', run.failure ?? rateLimitedError(run, state.retryAt));
+    return stop(run, 'rate-limited', run.failure ?? rateLimitedError(run, limiter.key, state.retryAt));
   }
   const timeLeft = run.deadline.timeLeft();
   if (timeLeft !== undefined && limiter.expectedWaitMs() >= timeLeft) {
-    return stop(run, 'rate-limited', run.failure ?? rateLimitedError(run));
+    return stop(run, 'rate-limited', run.failure ?? rateLimitedError(run, limiter.key));
   }
   const turn = limiter.acquire();
-  if (turn === 'full') return stop(run, 'rate-limited', run.failure ?? rateLimitedError(run));
+  if (turn === 'full') return stop(run, 'rate-limited', run.failure ?? rateLimitedError(run, limiter.key));
   if (turn !== 'go') {
     const ended = await interruptible(turn.turn, run, timeLeft);
     if (ended.how !== 'done') {
       turn.cancel();
-      if (ended.how === 'deadline') return stop(run, 'rate-limited', run.failure ?? rateLimitedError(run));
-      return interrupted(run, ended, () => rateLimitedError(run));
+      if (ended.how === 'deadline') return stop(run, 'rate-limited', run.failure ?? rateLimitedError(run, limiter.key));
+      return interrupted(run, ended, () => rateLimitedError(run, limiter.key));
     }
   }
-  // Only a paced attempt needs its send time: a throttle of one sent before the last cut cuts no further.
+  // Only a paced attempt needs its send time and scope: a throttle of one sent before the last cut cuts no further.
+  run.sentKey = limiter.key;
   run.sentAt = shared.now();
   // A retry that waited its turn: its wait is all the time since it was decided.
   // The wait chosen stands unless the turn came later than it by more than a timer's lateness
@@ -223,3 +231,5 @@ async function waitTurn(run: CallRun, limiter: RateLimiter): Promise<Outcome | u
     state.delaysMs[last] = waited;
   return undefined;
 }
+
+export type { Pushback };

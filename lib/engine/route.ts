@@ -15,8 +15,8 @@ export interface Route {
   readonly origin: string;
   /** Which breaker guards the call here: `breaker.key(config, origin)`, or the origin. */
   readonly breakerKey: string;
-  /** Which rate limiter paces the call here: `rateLimit.key(config)`, or the origin. */
-  readonly limiterKey: string;
+  /** `rateLimit.key(config)`, when set: the call's one rate-limit scope here (else the scope follows the answers). */
+  readonly userKey: string | undefined;
   readonly budget: RetryBudgetLike | undefined;
   readonly guard: Guard | undefined;
   /** In a browser, cross-origin, with the plugin's headers: an ERR_NETWORK may be a CORS refusal. */
@@ -37,22 +37,28 @@ export function destination(config: InternalAxiosRequestConfig): string {
   return originOf(config.url, config.baseURL);
 }
 
-/** The route to `origin`. Throws when `breaker.key()` or `rateLimit.key()` does. */
+/**
+ * The route to `origin`. Its breaker is the origin's, or the call's route's own (`endpoint()`) when
+ * that route was found failing while its siblings succeed (`Guard.failureTarget`) and the origin's
+ * is closed. Throws when `breaker.key()` or `rateLimit.key()` does.
+ */
 export function routeTo(
   origin: string,
   config: InternalAxiosRequestConfig,
   shared: RouteSources,
   state: RetryState,
   options: ResolvedOptions,
+  endpoint: () => string,
 ): Route {
   const breakerKey = breakerKeyOf(origin, config, shared);
+  const guard = shared.breakers?.for(breakerKey);
   // One object literal: it is made whole, where a class instance would be built field by field.
   return {
     origin,
     breakerKey,
-    limiterKey: shared.limiterKey === undefined ? origin : shared.limiterKey(config),
+    userKey: shared.limiterKey === undefined ? undefined : shared.limiterKey(config),
     budget: shared.budgetFor(origin),
-    guard: shared.breakers?.for(breakerKey),
+    guard: guard?.failing === undefined || !guard.closed ? guard : (guard.routeGuard(endpoint()) ?? guard),
     corsSensitive: shared.cors.applies(origin, state, options),
   };
 }

@@ -8,7 +8,7 @@ import type { CallRun } from './call-run';
 import { dispatch } from './context';
 import type { Shared } from './context';
 import { continueAfter, runAttempts } from './loop';
-import { noteSuccess } from './rate-gate';
+import { activeLimiter, noteSuccess } from './rate-gate';
 import { guardAt } from './route';
 
 /**
@@ -34,8 +34,8 @@ export function runCall(
   if (options.chaos !== false) withChaos(run, options.chaos);
   if (
     options.plain &&
-    // An origin that never throttled: one field check. A throttled one's calls wait their turn in the loop.
-    shared.limiters?.active(route.limiterKey) === undefined &&
+    // Nothing paced anywhere: one field check. A paced scope's calls wait their turn in the loop.
+    (shared.limiters === undefined || shared.limiters.engaged === 0 || activeLimiter(run) === undefined) &&
     !route.corsSensitive &&
     !needsPreparing(config.data, options.retries) &&
     (route.guard?.closed ?? true)
@@ -63,14 +63,15 @@ function firstAttempt(run: CallRun): Promise<AxiosResponse> {
     // A custom adapter that throws instead of rejecting.
     return retry(error);
   }
-  const { shared, options } = run;
-  const key = run.route.limiterKey;
+  const { shared } = run;
   return sent.then((response) => {
-    noteSuccess(shared, key, options.maxDelayMs, response);
+    noteSuccess(run, response);
     if (guard === undefined) return response;
     // Answered by the origin a redirect ended at: its breaker counts the success.
     const answeredAt = answeredBy({ response }, run.route.origin);
     const counter = answeredAt === undefined ? guard : guardAt(answeredAt, run.config, shared);
-    return counter === undefined ? response : counter.succeed(response);
+    if (counter === undefined) return response;
+    if (counter.failing !== undefined) counter.routeSucceeded(run.endpoint());
+    return counter.succeed(response);
   }, retry);
 }

@@ -39,11 +39,25 @@ export class Guard {
   observed = false;
   /** Successes before the breaker exists, per turn of the rolling window. */
   private early: SlotCounts | undefined;
+  /** Successful calls counted here, ever: a route's failures began before some of them, or after all. */
+  ok = 0;
+  /**
+   * The routes of this origin whose last calls failed (made at the first such failure): when their
+   * failures began (as `ok` then), and the breaker of a route failing while its siblings succeed.
+   */
+  failing: Map<string, FailingRoute> | undefined;
 
   constructor(
     private readonly maker: BreakerMaker,
     readonly key: string,
+    /** For a route's own breaker (`${origin key} ${route}`): its origin's guard, which counts its successes too. */
+    readonly parent?: Guard,
   ) {}
+
+  /** A route's own breaker, not an origin's. */
+  get route(): boolean {
+    return this.parent !== undefined;
+  }
 
   /** The breaker, made on first use (a failure, a probe, a state from the fleet, the accessor). */
   get breaker(): OriginBreaker {
@@ -65,6 +79,53 @@ export class Guard {
     countSuccess(this, response);
     return response;
   };
+
+  /** The breaker of `route` here, when the route was found failing while its siblings succeed. */
+  routeGuard(route: string): Guard | undefined {
+    return this.failing?.get(route)?.guard;
+  }
+
+  /**
+   * Where a call to `route` that ended in a downstream failure is counted: the route's own breaker
+   * once the route is failing while its siblings succeed (a success was counted here since its
+   * failures began), else this origin's. So one broken route opens its own breaker and no other
+   * route's, while an origin down on every route (no success anywhere) opens the origin's as fast
+   * as ever.
+   */
+  failureTarget(route: string): Guard {
+    const failing = (this.failing ??= new Map());
+    let entry = failing.get(route);
+    if (entry === undefined) {
+      if (failing.size >= FAILING_ROUTES_KEPT) failing.delete(failing.keys().next().value!);
+      failing.set(route, (entry = { since: this.ok, guard: undefined }));
+    }
+    if (entry.guard === undefined && this.ok > entry.since) entry.guard = this.maker.routeGuard(this, route);
+    return entry.guard ?? this;
+  }
+
+  /** A call to `route` succeeded here: its failing streak (if it had one, and no breaker of its own) is over. */
+  routeSucceeded(route: string): void {
+    const entry = this.failing?.get(route);
+    if (entry !== undefined && entry.guard === undefined) this.failing!.delete(route);
+  }
+
+  /**
+   * The successes per turn of the window lately (a second by default): the larger of the last whole
+   * turn and the one under way; 0 before any. What a rate limiter engaging here starts from.
+   */
+  servedPerTurn(): number {
+    const breaker = this.made;
+    if (breaker !== undefined) {
+      const window = breaker.status.window;
+      return Math.max(window[0]?.successes ?? 0, window[1]?.successes ?? 0);
+    }
+    let most = 0;
+    const turn = this.maker.turn;
+    this.early?.forEach((at, count) => {
+      if (at >= turn - 1) most = Math.max(most, count);
+    });
+    return most;
+  }
 
   /** Counts a success while there is no breaker, in the current turn of the window. */
   countEarly(): void {
@@ -91,12 +152,22 @@ export class Guard {
   }
 }
 
-/** What a `Guard` needs from its registry: the rotation's turn, the window's size, and a breaker. */
+/** What a `Guard` needs from its registry: the rotation's turn, the window's size, a breaker, a route's guard. */
 interface BreakerMaker {
   readonly turn: number;
   readonly buckets: number;
   make(guard: Guard): { breaker: OriginBreaker; options: CircuitBreaker.Options };
+  routeGuard(origin: Guard, route: string): Guard;
 }
+
+/** A route whose calls are failing: since when (`Guard.ok` then), and its own breaker once isolated. */
+interface FailingRoute {
+  since: number;
+  guard: Guard | undefined;
+}
+
+/** Failing routes remembered per origin. */
+const FAILING_ROUTES_KEPT = 64;
 
 const NO_ARGS: unknown[] = [];
 
@@ -110,6 +181,9 @@ const NO_ARGS: unknown[] = [];
  * the window even with percentiles off (~1 MB per 100 000 calls within the window).
  */
 function countSuccess(guard: Guard, response: AxiosResponse): void {
+  guard.ok += 1;
+  // A route's success is a sibling's success to the origin's other failing routes.
+  if (guard.parent !== undefined) guard.parent.ok += 1;
   const breaker = guard.existing;
   if (breaker === undefined) {
     guard.countEarly();

@@ -4,7 +4,7 @@ import type { ResolvedBreakerOptions } from '../policy/options';
 import { Rotation } from './rotation';
 import { Guard } from './breaker-guard';
 import type { GuardedCall, OriginBreaker } from './breaker-guard';
-import { BoundedMap } from './origins';
+import { BoundedMap, routePattern } from './origins';
 import type { BreakerSync, CircuitBreakerView, CircuitState, CircuitStateChange } from '../types';
 
 export { countFailure, Guard } from './breaker-guard';
@@ -89,9 +89,37 @@ export class BreakerRegistry {
     return this.shared.acquireProbe(key, this.for(key).options?.resetTimeout ?? this.options.resetTimeout);
   }
 
+  /** Successes per second at `key` lately (see `Guard.servedPerTurn`), or `undefined` when none were counted. */
+  servedPerSecond(key: string): number | undefined {
+    const served = this.entries.get(key)?.servedPerTurn() ?? 0;
+    const turnMs = this.options.rollingCountTimeout / this.options.rollingCountBuckets;
+    return served > 0 ? (served * 1000) / turnMs : undefined;
+  }
+
   /** How many keys are tracked now (with a breaker or, until their first failure, a count of successes). */
   get size(): number {
     return this.entries.size;
+  }
+
+  /** The guard of `route` at `origin`'s key: a route failing while its siblings succeed gets a breaker of its own. */
+  routeGuard(origin: Guard, route: string): Guard {
+    return this.entries.getOrCreate(`${origin.key} ${route}`, (key) => new Guard(this, key, origin));
+  }
+
+  /**
+   * The breaker `plugin.breaker(keyOrUrl)` shows: the one with that key; for a URL, the one of the
+   * route it names (any method) when that route has a breaker of its own, else its origin's.
+   */
+  find(keyOrUrl: string, origin: string, path: string): CircuitBreakerView | undefined {
+    const exact = this.entries.get(keyOrUrl);
+    if (exact !== undefined) return exact.breaker as unknown as CircuitBreakerView;
+    const failing = this.entries.get(origin)?.failing;
+    for (const [route, { guard }] of failing ?? []) {
+      if (guard !== undefined && routePattern(route.slice(route.indexOf(' ') + 1)).test(path)) {
+        return guard.breaker as unknown as CircuitBreakerView;
+      }
+    }
+    return this.peek(origin);
   }
 
   /** The counting state for `key`, made on first use (its breaker on first failure). */
@@ -172,7 +200,11 @@ export class BreakerRegistry {
     });
     const report = this.onStateChange;
     if (report) {
-      const tell = (state: CircuitState) => () => report({ origin: key, state });
+      const where =
+        entry.parent === undefined
+          ? { origin: key }
+          : { origin: entry.parent.key, scope: key.slice(entry.parent.key.length + 1) };
+      const tell = (state: CircuitState) => () => report({ ...where, state });
       breaker.on('open', tell('open'));
       breaker.on('halfOpen', tell('half-open'));
       breaker.on('close', tell('closed'));

@@ -75,3 +75,8 @@ export class BoundedMap<V> {
     this.lastValue = undefined;
   }
 }
+
+/** A route's path with its folded ids (`:`, `policy/scope.ts`) as a pattern the paths of its URLs match. */
+export function routePattern(path: string): RegExp {
+  return new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:/g, '[^/]+')}$`);
+}

@@ -1,18 +1,18 @@
-import { QuotaResets } from './quota-resets';
 import { TurnQueue } from './turn-queue';
 import type { Turn } from './turn-queue';
-import { atLimit, booked, counted, engaged, grown, paused, RATE_RULE, throttled, withPolicy } from './rate-rule';
+import { atLimit, counted, paused, RATE_RULE, take, throttle, withPolicy } from './rate-rule';
 import type { RateState } from './rate-rule';
 import type { LimiterState, RateLimitEvent, RateLimitPacing, RateLimiterView } from '../types';
 
 /**
- * The adaptive rate limiter of one rate-limit key (the origin by default). It is off, and costs
- * nothing, until the key is throttled; then calls wait their turn in a FIFO queue, released at the
- * send times the rate rule (`rate-rule.ts`) grants, and it switches itself off again once throttling
- * stops (`relaxMs` without a throttle, with an empty queue). What it adds to the rule is the
- * process's part: the queue and its timer, the fleet's pacing when shared, and the quota's resets
- * (`quota-resets.ts`). A server's `Retry-After` holds the whole queue until then, and so does a spent
- * quota's reset once `QuotaResets` believes it.
+ * The adaptive rate limiter of one rate-limit scope (a route, a model, a quota the server names, an
+ * origin; or a `rateLimit.key`). It is off, and costs nothing, until the scope is throttled with a
+ * hint, or refused often enough to show the rate is the cause (`Evidence` in `rate-limiters.ts`);
+ * then calls wait their turn in a FIFO queue, released at the send times the rate rule
+ * (`rate-rule.ts`, through its compositions `take` and `throttle`) grants, and it switches itself off
+ * again once throttling stops (`relaxMs` without a throttle, with an empty queue). What it adds to
+ * the rule is the process's part: the queue and its timer, and the fleet's pacing when shared. A
+ * hold (a spent quota's reset, a long server wait) holds the whole queue until then.
  *
  * Pure of axios: times come from the injected clock. Its one timer runs only while a call waits
  * for its turn, and is referenced, as plain axios's pending socket is: a script whose last call
@@ -24,20 +24,20 @@ export interface Throttle {
   /** When the throttled attempt was sent (the clock's ms); earlier than the last cut means "already answered". */
   sentAt: number;
   /**
-   * Hold the origin this long: a `Retry-After` (clamped to `maxDelayMs`), or a spent quota's reset
-   * beyond `maxDelayMs` (not clamped: calls are then refused until it, see `heldForMs`).
+   * Hold the scope this long (the gate's `holdOf`): a spent quota's reset (past `maxDelayMs` not
+   * clamped: calls are then refused until it, see `heldForMs`), or a long server wait.
    */
   pauseMs?: number | undefined;
   /** A rate the server's policy states, per second. */
   policyRate?: number | undefined;
-  /**
-   * A spent quota's reset (ms from now, within `maxDelayMs`), with no server wait: it holds the
-   * origin once the key's resets are known to be real (see `confirmedReset`).
-   */
-  resetMs?: number | undefined;
   /** Nothing but the status said it was a throttle: no wait, no quota, no policy (see `RATE_RULE.noise`). */
   hintless?: boolean | undefined;
+  /** Successes per second the scope was served at before it engaged: pacing starts there. */
+  startRate?: number | undefined;
 }
+
+/** A scope key (`rate-limiters.ts`): an origin, a space, then the scope within it. */
+const SCOPED = /^([a-z][a-z0-9+.-]*:\/\/[^ ]*) (.+)$/;
 
 export class RateLimiter implements RateLimiterView {
   state: LimiterState = 'off';
@@ -45,9 +45,9 @@ export class RateLimiter implements RateLimiterView {
   private rule: RateState | undefined;
   private readonly turns = new TurnQueue();
   private lastThrottleAt = -Infinity;
-  /** When a spent quota's reset holds the key. */
-  private readonly resets = new QuotaResets();
   private timer: ReturnType<typeof setTimeout> | undefined;
+  /** The origin and the scope within it that the key names (`scopeOf`), for events and views. */
+  readonly where: { origin: string; scope?: string };
 
   constructor(
     readonly key: string,
@@ -60,7 +60,10 @@ export class RateLimiter implements RateLimiterView {
      * it observes (successes, throttles, a policy's rate) goes to the fleet too.
      */
     private readonly pacing?: RateLimitPacing,
-  ) {}
+  ) {
+    const scoped = SCOPED.exec(key);
+    this.where = scoped === null ? { origin: key } : { origin: scoped[1]!, scope: scoped[2]! };
+  }
 
   get ratePerSecond(): number {
     return this.rule?.ratePerSecond ?? Infinity;
@@ -89,7 +92,9 @@ export class RateLimiter implements RateLimiterView {
   /** The view `plugin.limiter()` hands out (a copy: the limiter's fields are not the caller's to set). */
   view(): RateLimiterView {
     const by = this.state === 'on' && this.pacing?.active ? this.pacing : this;
-    return { state: this.state, ratePerSecond: by.ratePerSecond, queued: this.queued, pausedUntil: by.pausedUntil };
+    const { state, queued } = this;
+    const view = { state, ratePerSecond: by.ratePerSecond, queued, pausedUntil: by.pausedUntil };
+    return this.where.scope === undefined ? view : { ...view, scope: this.where.scope };
   }
 
   /**
@@ -114,12 +119,7 @@ export class RateLimiter implements RateLimiterView {
     const now = this.now();
     this.maybeRelax(now);
     if (this.rule === undefined) return 'go';
-    // A shared limiter's rate moves in the store; the local one stands, for when the store is down.
-    if (!this.pacing?.active) this.rule = grown(this.rule, now, this.queued > 0);
-    if (this.queued === 0 && this.due(now)) {
-      this.spend(now);
-      return 'go';
-    }
+    if (this.queued === 0 && this.goesNow(now)) return 'go';
     if (this.queued >= this.maxQueue) return 'full';
     const place = this.turns.join();
     this.schedule(now);
@@ -138,45 +138,33 @@ export class RateLimiter implements RateLimiterView {
     if (this.rule === undefined) return;
     this.pacing?.succeeded();
     const now = this.now();
-    this.resets.succeeded();
     this.rule = counted(this.rule, now, 1);
     this.maybeRelax(now);
   }
 
   /** The server throttled an attempt (a 429, a 503 with `Retry-After`, or a spent quota). */
-  throttled(throttle: Throttle, now = this.now()): void {
+  throttled(report: Throttle, now = this.now()): void {
     this.lastThrottleAt = now;
-    const reset = this.resets.refused(now, throttle.sentAt, throttle.resetMs);
-    const pauseMs = reset?.holdMs ?? throttle.pauseMs;
-    // The fleet hears it first, so the send times this limiter then asks for follow the report. A
-    // reset this process believes is checked against the fleet's successes since the quota was said
-    // spent (now, if no such word stands: then it holds nobody yet).
-    const { sentAt, policyRate, hintless } = throttle;
-    const spentAt = reset === undefined ? undefined : (reset.spentAt ?? now);
-    this.pacing?.throttled({ sentAt, pauseMs, policyRate, spentAt, hintless }, now);
-    if (this.rule === undefined) {
-      const ceiling = throttle.policyRate === undefined ? Infinity : throttle.policyRate * RATE_RULE.policyShare;
-      this.engage(now, engaged(now, ceiling, pauseMs));
-      return;
-    }
-    const rule = throttle.policyRate === undefined ? this.rule : withPolicy(this.rule, throttle.policyRate);
-    this.rule = throttled(rule, now, { sentAt, pauseMs, graceMs: 0, hintless });
+    const { sentAt, pauseMs, policyRate, hintless, startRate } = report;
+    // The fleet hears it first, so the send times this limiter then asks for follow the report.
+    this.pacing?.throttled({ sentAt, pauseMs, policyRate, hintless, startRate }, now);
+    const was = this.rule;
+    this.rule = throttle(was, now, { sentAt, pauseMs, graceMs: 0, hintless, successes: 0, policyRate, startRate });
+    if (was === undefined) this.engage();
     this.schedule(now);
   }
 
   /**
-   * A success said the quota is spent, with no rate stated. The pace is at the server's limit, so it
-   * does not grow for a step (a refusal, not this, cuts it: a bucket drained to its last token is no
-   * sign the pace is too fast). Its reset holds the key as `QuotaResets` says.
+   * A success said the quota is spent. The pace is at the server's limit, so it does not grow for a
+   * step (a refusal, not this, cuts it: a bucket drained to its last token is no sign the pace is too
+   * fast), and the scope is held for `pauseMs`: the server said when the next request is free.
    */
-  spentOnSuccess(hold: Pick<Throttle, 'pauseMs' | 'resetMs'>): void {
+  spentOnSuccess(hold: Pick<Throttle, 'pauseMs'>): void {
     if (this.rule === undefined) return;
     const now = this.now();
     this.rule = atLimit(this.rule, now);
-    // Spent for longer than any wait (`pauseMs` with no reset to confirm): believed at once.
-    const pauseMs = hold.resetMs === undefined ? hold.pauseMs : this.resets.spentOnSuccess(now, hold.resetMs);
-    if (pauseMs !== undefined) {
-      this.rule = paused(this.rule, now, pauseMs);
+    if (hold.pauseMs !== undefined) {
+      this.rule = paused(this.rule, now, hold.pauseMs);
       this.schedule(now);
     }
   }
@@ -200,7 +188,14 @@ export class RateLimiter implements RateLimiterView {
     if (this.rule !== undefined) return;
     const now = this.now();
     this.lastThrottleAt = now;
-    this.engage(now, engaged(now, Infinity, undefined));
+    this.rule = throttle(undefined, now, {
+      sentAt: now,
+      pauseMs: undefined,
+      graceMs: 0,
+      successes: 0,
+      policyRate: undefined,
+    });
+    this.engage();
   }
 
   /** Lets every waiting call go and stops the timer (the plugin closed or the entry was evicted). */
@@ -211,16 +206,26 @@ export class RateLimiter implements RateLimiterView {
     this.turns.letAllGo();
   }
 
-  private engage(now: number, rule: RateState): void {
+  private engage(): void {
     this.state = 'on';
-    this.rule = rule;
-    this.onChange?.({ origin: this.key, state: 'engaged', ratePerSecond: rule.ratePerSecond });
+    this.onChange?.({ ...this.where, state: 'engaged', ratePerSecond: this.rule!.ratePerSecond });
   }
 
-  /** One call goes now: its send time is spent (the fleet's, while shared). */
-  private spend(now: number): void {
-    if (this.pacing?.active) return this.pacing.use();
-    if (this.rule !== undefined) this.rule = booked(this.rule, now, 1, 0).state;
+  /**
+   * Whether one call may go now, taking its send time if so: the fleet's, while shared (the store
+   * moves the rate), else the rule's (`take`: grown while calls wait beyond the rate, then booked).
+   */
+  private goesNow(now: number): boolean {
+    if (this.pacing?.active) {
+      const next = this.pacing.next(now);
+      if (next === undefined || now < next) return false;
+      this.pacing.use();
+      return true;
+    }
+    if (this.rule === undefined) return true;
+    const booking = take(this.rule, now, { successes: 0, policyRate: undefined, demand: this.queued > 0 }, 1, 0);
+    this.rule = booking.state;
+    return booking.granted > 0;
   }
 
   private schedule(now: number): void {
@@ -238,11 +243,8 @@ export class RateLimiter implements RateLimiterView {
   private readonly release = (): void => {
     this.timer = undefined;
     const now = this.now();
-    if (this.rule !== undefined && !this.pacing?.active) this.rule = grown(this.rule, now, this.queued > 0);
-    while (this.queued > 0 && this.due(now)) {
-      // A place given up spends no turn.
-      if (this.turns.letFirstGo()) this.spend(now);
-    }
+    // A place given up takes no send time: it is skipped before one is taken for the next.
+    while (this.turns.hasWaiting() && this.goesNow(now)) this.turns.letFirstGo();
     this.maybeRelax(now);
     this.schedule(now);
   };
@@ -253,18 +255,6 @@ export class RateLimiter implements RateLimiterView {
     this.release();
   };
 
-  /**
-   * The next call may go now: by the fleet's send times while shared (the fleet's pause is in them:
-   * a throttle the fleet ignored as one of a burst holds no process), else by the rule's.
-   */
-  private due(now: number): boolean {
-    if (this.pacing?.active) {
-      const next = this.pacing.next(now);
-      return next !== undefined && now >= next;
-    }
-    return this.rule === undefined || (now >= this.rule.nextAt && now >= this.rule.pausedUntil);
-  }
-
   private maybeRelax(now: number): void {
     const rule = this.rule;
     if (rule === undefined || this.queued > 0 || now < rule.pausedUntil) return;
@@ -273,6 +263,6 @@ export class RateLimiter implements RateLimiterView {
     if (this.pacing?.active && now < this.pacing.onUntil) return;
     this.state = 'off';
     this.rule = undefined;
-    this.onChange?.({ origin: this.key, state: 'relaxed', ratePerSecond: Infinity });
+    this.onChange?.({ ...this.where, state: 'relaxed', ratePerSecond: Infinity });
   }
 }

@@ -1,16 +1,66 @@
-import { BoundedMap } from './origins';
+import { BoundedMap, routePattern } from './origins';
+import { RATE_RULE } from './rate-rule';
 import { RateLimiter } from './rate-limiter';
 import type { RateLimitEvent, RateLimitStore } from '../types';
 
 /**
- * The rate limiters of one plugin, one per origin (or breaker key), made at an origin's first
- * throttle. `engaged` counts those that are on, so a call to an origin that never throttled pays
- * one field check and no map lookup.
+ * The rate limiters of one plugin, one per scope, and the rule that picks a throttle's scope: **a
+ * throttle holds back only the calls it speaks for**. A scope is, from the narrowest:
+ * - the quota the server names (GitHub's `X-RateLimit-Resource: search`), for a spent quota: it holds
+ *   the routes whose answers named that quota, no other;
+ * - a route and the model its request names (Anthropic and OpenAI limit each model apart);
+ * - a route (the method and the path with its ids folded);
+ * - the origin, only once several routes were throttled within `relaxMs` (the origin itself is limited).
+ * `rateLimit.key` replaces all of it with the caller's key. A key that never throttled has no
+ * limiter, and a call to it pays one field check (`engaged`).
+ *
+ * A throttle with no hint (a bare 429: no wait, no rate-limit field) engages nothing by itself: a
+ * server that refuses a share of calls at random refuses it at any rate, and pacing every other call
+ * for it made them slower than plain axios. Such refusals engage their scope's limiter only once they
+ * are at least `EVIDENCE.share` of the scope's answers (at least `EVIDENCE.refusals` of them) within
+ * `EVIDENCE.windowMs`: then the rate is the cause. Until then each refused call waits its own backoff.
  */
+
+/** When bare refusals show that the rate causes them. */
+export const EVIDENCE = { refusals: 5, share: 0.2, windowMs: 2000 } as const;
+
+/** Routes throttled within `relaxMs` at which the origin itself counts as limited. */
+const SEVERAL_ROUTES = 3;
+/** Routes remembered per origin (their quota, their models, when they were throttled). */
+const ROUTES_KEPT = 256;
+
+/** What the limiters need to know of a call: where it goes (its route and model read only if needed). */
+export interface Asker {
+  readonly origin: string;
+  /** `rateLimit.key(config)`, when set: the call's one scope. */
+  readonly userKey: string | undefined;
+  endpoint(): string;
+  model(): string | undefined;
+}
+
+/** What the limiters keep of one origin. */
+interface Book {
+  /** Route → the quota its answers named. */
+  resources: Map<string, string>;
+  /** Routes throttled per model. */
+  modelRoutes: Set<string>;
+  /** Route → when it was last throttled (not per model, not a named quota): several make the origin limited. */
+  throttled: Map<string, number>;
+  /** The origin itself is limited until then (renewed by each throttle of its routes). */
+  widenedUntil: number;
+  /** Bare refusals per key in the current window, and the origin's successes in it. */
+  refusals: Map<string, number>;
+  successes: number;
+  windowStart: number;
+}
+
 export class RateLimiters {
   /** Limiters now on. While it is 0, no call looks a limiter up. */
   engaged = 0;
+  /** Scopes whose bare refusals are being weighed now. While it is 0, a success counts nothing here. */
+  weighing = 0;
   private readonly entries: BoundedMap<RateLimiter>;
+  private readonly books: BoundedMap<Book>;
 
   constructor(
     private readonly now: () => number,
@@ -24,6 +74,7 @@ export class RateLimiters {
       if (limiter.state === 'on') this.engaged--;
       limiter.close();
     });
+    this.books = new BoundedMap(maxOrigins, (book) => void (this.weighing -= book.refusals.size));
     // Another process's first throttle engages this process's limiter too, before its own 429.
     store?.start?.((key) => this.for(key).join());
   }
@@ -40,17 +91,125 @@ export class RateLimiters {
     return limiter?.state === 'on' ? limiter : undefined;
   }
 
+  /**
+   * The limiter `plugin.limiter(keyOrUrl)` shows: the one with that key; else, for a URL, its
+   * origin's, else the one pacing that URL's route (any method), else the origin's scope used last.
+   */
+  find(keyOrUrl: string, origin: string, path: string): RateLimiter | undefined {
+    const exact = this.entries.get(keyOrUrl) ?? this.entries.get(origin);
+    if (exact !== undefined) return exact;
+    let last: RateLimiter | undefined;
+    for (const limiter of this.entries.values()) {
+      const { origin: at, scope } = limiter.where;
+      if (at !== origin || scope === undefined) continue;
+      const route = scope.split(' ')[1];
+      if (route !== undefined && routePattern(route).test(path)) return limiter;
+      last = limiter;
+    }
+    return last;
+  }
+
   /** The limiter for `key`, made on first use (a throttle). */
   for(key: string): RateLimiter {
     return this.entries.getOrCreate(key, this.create);
+  }
+
+  /**
+   * The scope a call's next send is paced under: the narrowest one with a limiter on that covers
+   * it, or, where none is, the scope its route would be throttled under.
+   */
+  keyFor(call: Asker): string {
+    if (call.userKey !== undefined) return call.userKey;
+    const origin = call.origin;
+    const book = this.books.get(origin);
+    if (book === undefined || this.now() < book.widenedUntil) return origin;
+    const route = call.endpoint();
+    const resource = book.resources.get(route);
+    if (resource !== undefined) {
+      const key = resourceKey(origin, resource);
+      if (this.active(key) !== undefined) return key;
+    }
+    if (book.modelRoutes.has(route)) {
+      const model = call.model();
+      if (model !== undefined) return `${origin} ${route} model ${model}`;
+    }
+    return `${origin} ${route}`;
+  }
+
+  /**
+   * The scope an answer speaks for (a throttle, or a success saying the quota is spent): the quota it
+   * names when that is spent, else the route and model, else the route; the origin once several of
+   * its routes were throttled lately.
+   */
+  scopeOf(call: Asker, named: { resource: string | undefined; spent: boolean }, now: number): string {
+    if (call.userKey !== undefined) return call.userKey;
+    const origin = call.origin;
+    const book = this.books.getOrCreate(origin, newBook);
+    const route = call.endpoint();
+    if (named.resource !== undefined) remember(book.resources, route, named.resource);
+    if (named.resource !== undefined && named.spent) return resourceKey(origin, named.resource);
+    const model = call.model();
+    if (model !== undefined) {
+      if (book.modelRoutes.size >= ROUTES_KEPT) book.modelRoutes.clear();
+      book.modelRoutes.add(route);
+      return `${origin} ${route} model ${model}`;
+    }
+    remember(book.throttled, route, now);
+    let recent = 0;
+    for (const [known, at] of book.throttled) {
+      if (now - at < RATE_RULE.relaxMs) recent++;
+      else book.throttled.delete(known);
+    }
+    if (recent >= SEVERAL_ROUTES || now < book.widenedUntil) {
+      book.widenedUntil = now + RATE_RULE.relaxMs;
+      return origin;
+    }
+    return `${origin} ${route}`;
+  }
+
+  /**
+   * A bare refusal (no hint) of a call under `key`: whether the scope's bare refusals now show the
+   * rate is the cause (`EVIDENCE`), and if so the rate its origin was served at in the window.
+   */
+  refusedBare(origin: string, key: string, now: number): { served: number } | undefined {
+    const book = this.books.getOrCreate(origin, newBook);
+    const span = this.turn(book, now);
+    const refused = (book.refusals.get(key) ?? 0) + 1;
+    if (refused === 1) this.weighing++;
+    book.refusals.set(key, refused);
+    if (refused < EVIDENCE.refusals || refused < EVIDENCE.share * (refused + book.successes)) return undefined;
+    book.refusals.delete(key);
+    this.weighing--;
+    return { served: (book.successes * 1000) / Math.max(RATE_RULE.stepMs, span) };
+  }
+
+  /** A success at `origin`: counted where bare refusals are being weighed (`refusedBare`; callers check `weighing`). */
+  succeeded(origin: string): void {
+    const book = this.books.get(origin);
+    if (book === undefined || book.refusals.size === 0) return;
+    this.turn(book, this.now());
+    book.successes++;
   }
 
   /** Releases every queued call and stops every timer (and the store's, if it has any). */
   async close(): Promise<void> {
     for (const limiter of this.entries.values()) limiter.close();
     this.entries.clear();
+    this.books.clear();
     this.engaged = 0;
+    this.weighing = 0;
     await this.store?.close?.();
+  }
+
+  /** Starts a new evidence window when the last one is over; returns how long the current one has run. */
+  private turn(book: Book, now: number): number {
+    if (now - book.windowStart >= EVIDENCE.windowMs) {
+      book.windowStart = now;
+      book.successes = 0;
+      this.weighing -= book.refusals.size;
+      book.refusals.clear();
+    }
+    return now - book.windowStart;
   }
 
   private readonly changed = (event: RateLimitEvent): void => {
@@ -66,4 +225,27 @@ export class RateLimiters {
 
   private readonly create = (key: string): RateLimiter =>
     new RateLimiter(key, this.now, this.maxQueue, this.changed, this.store?.pacing(key, this.now));
+}
+
+function newBook(): Book {
+  return {
+    resources: new Map(),
+    modelRoutes: new Set(),
+    throttled: new Map(),
+    widenedUntil: 0,
+    refusals: new Map(),
+    successes: 0,
+    windowStart: -Infinity,
+  };
+}
+
+function resourceKey(origin: string, resource: string): string {
+  return `${origin} resource ${resource}`;
+}
+
+/** Sets `key` in a map kept to `ROUTES_KEPT` entries (the oldest goes first). */
+function remember<V>(map: Map<string, V>, key: string, value: V): void {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > ROUTES_KEPT) map.delete(map.keys().next().value!);
 }

@@ -100,15 +100,22 @@ export interface RateState {
   lastStep: number;
 }
 
-/** The state of a limiter engaging now, under a policy's `ceiling`, paused for `pauseMs`. */
-export function engaged(now: number, ceiling: number, pauseMs: number | undefined): RateState {
+/**
+ * The state of a limiter engaging now, under a policy's `ceiling`, paused for `pauseMs`. `startRate`
+ * is the rate the scope was served at before the throttle (successes per second): where it is above
+ * `seedRate`, pacing starts there, believed as the capacity, so the pace is never below the demand
+ * the server answered without refusing; else at `seedRate`, in slow start (a scope served a call or
+ * two a second says little of what it allows, and a burst after it should not wait a second a call).
+ */
+export function engaged(now: number, ceiling: number, pauseMs: number | undefined, startRate?: number): RateState {
+  const start = startRate !== undefined && startRate > R.seedRate ? startRate : undefined;
   const state: RateState = {
-    ratePerSecond: Math.min(R.seedRate, ceiling),
+    ratePerSecond: Math.min(start ?? R.seedRate, ceiling),
     nextAt: now,
     pausedUntil: 0,
     pauseEndsAt: 0,
     lastCutAt: now,
-    capacity: ceiling === Infinity ? undefined : ceiling,
+    capacity: ceiling === Infinity ? start : Math.min(ceiling, start ?? ceiling),
     ceiling,
     stepAt: now,
     probeSteps: 0,
@@ -300,4 +307,48 @@ export function measured(state: RateState, now: number): number | undefined {
   const rate =
     state.capacity !== undefined ? rateOver(R.windowSteps) : Math.max(rateOver(R.windowSteps), rateOver(R.recentSteps));
   return rate >= state.ratePerSecond * R.leastBelieved ? rate : undefined;
+}
+
+/**
+ * The rule's two compositions, and the only way a holder moves a state: the process's limiter
+ * (`guards/rate-limiter.ts`), the fleet's Lua (`redis/rate-rule-script.ts`, the same steps line for
+ * line) and the parity test run these.
+ *
+ * `take`: successes since the last report counted, a policy's rate taken, the rate grown for the
+ * steps since the last (only with `demand`: calls waiting beyond the rate — the process's queue, the
+ * fleet's bookings ahead), then up to `count` send times booked from now to `aheadMs` ahead.
+ */
+export function take(
+  state: RateState,
+  now: number,
+  facts: { successes: number; policyRate: number | undefined; demand: boolean; lagMs?: number | undefined },
+  count: number,
+  aheadMs: number,
+): Booking {
+  let s = counted(state, now, facts.successes);
+  if (facts.policyRate !== undefined) s = withPolicy(s, facts.policyRate);
+  return booked(grown(s, now, facts.demand, facts.lagMs), now, count, aheadMs);
+}
+
+/** What a throttle reports to its holder: the facts the rule cuts by, what was counted since, and how engaging starts. */
+export interface ThrottleReport extends ThrottleFacts {
+  successes: number;
+  policyRate: number | undefined;
+  /** Successes per second the scope was served at before its first throttle (`engaged`). */
+  startRate?: number | undefined;
+}
+
+/**
+ * `throttle`: a limiter that was off engages (at `startRate`, under a policy's ceiling, paused);
+ * one that was on counts what it was told, takes a policy's rate, and cuts (`throttled`).
+ */
+export function throttle(state: RateState | undefined, now: number, report: ThrottleReport): RateState {
+  const policyRate = report.policyRate;
+  if (state === undefined) {
+    const ceiling = policyRate === undefined ? Infinity : policyRate * R.policyShare;
+    return engaged(now, ceiling, report.pauseMs, report.startRate);
+  }
+  let s = counted(state, now, report.successes);
+  if (policyRate !== undefined) s = withPolicy(s, policyRate);
+  return throttled(s, now, report);
 }

@@ -37,6 +37,12 @@ export class TurnQueue {
     };
   }
 
+  /** Whether a place is still held (given-up places at the front are dropped first). */
+  hasWaiting(): boolean {
+    this.compact();
+    return this.length > 0;
+  }
+
   /** Lets the first place still held go; `false` when every place left had been given up. */
   letFirstGo(): boolean {
     while (this.length > 0) {

@@ -1,6 +1,7 @@
 import type { AxiosInstance } from 'axios';
 import { resolvePluginOptions } from '../policy/options';
 import { originOf } from '../policy/origin';
+import { pathOf } from '../policy/scope';
 import type { RetryPluginOptions } from '../types';
 import type { CircuitBreakerView, PluginEventName, PluginEvents, RateLimiterView, RetryBudgetLike } from '../types';
 
@@ -83,12 +84,11 @@ export function retryPlugin(options?: RetryPluginOptions): RetryPlugin {
       return budgets?.get(originOf(url, undefined));
     },
     breaker(keyOrUrl) {
-      return shared.breakers?.peek(keyOrUrl) ?? shared.breakers?.peek(originOf(keyOrUrl, undefined));
+      return shared.breakers?.find(keyOrUrl, originOf(keyOrUrl, undefined), pathOf({ url: keyOrUrl }));
     },
     on: (event, listener) => shared.listeners.on(event, listener),
     limiter(keyOrUrl) {
-      const limiters = shared.limiters;
-      return (limiters?.get(keyOrUrl) ?? limiters?.get(originOf(keyOrUrl, undefined)))?.view();
+      return shared.limiters?.find(keyOrUrl, originOf(keyOrUrl, undefined), pathOf({ url: keyOrUrl }))?.view();
     },
   };
   return plugin;

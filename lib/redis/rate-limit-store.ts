@@ -119,6 +119,7 @@ export function redisRateLimitStore(
           graceMs: HORIZON_MS + roundTrips.longest(),
           spentAgeMs: report.spentAgeMs,
           hintless: report.hintless,
+          startRate: report.startRate,
         },
       );
       let reply: unknown[];

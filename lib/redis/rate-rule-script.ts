@@ -72,10 +72,11 @@ local function paused(ms)
   if ms >= longPauseMs then s.pauseEndsAt = s.pausedUntil end
 end
 
-local function engaged(ceil, pauseMs)
-  s.ratePerSecond = math.min(seedRate, ceil)
+local function engaged(ceil, pauseMs, startRate)
+  local start = startRate > seedRate and startRate or nil
+  s.ratePerSecond = math.min(start or seedRate, ceil)
   s.nextAt, s.pausedUntil, s.pauseEndsAt, s.lastCutAt = now, 0, 0, now
-  s.capacity = ceil < math.huge and ceil or -1
+  if ceil < math.huge then s.capacity = math.min(ceil, start or ceil) else s.capacity = start or -1 end
   s.ceiling = ceil < math.huge and ceil or 0
   s.stepAt, s.probeSteps, s.gentle, s.engagedAt = now, 0, 0, now
   s.lastStep = math.floor(now / stepMs)
@@ -222,7 +223,8 @@ return {fmt(now), 'on', granted, fmt(first), fmt(interval), fmt(retryAt), fmt(s.
  * Own ARGV: how long ago the throttled attempt was sent (ms), the pause asked for (ms, 0: none), the
  * grace after a cut (ms: the send times booked before it reach that far, so their throttles were
  * caused by the old rate), and for a pause that is a believed reset, how long ago the quota was said
- * to be spent (ms; -1: not such a pause), and 1 for a throttle with no hint (it may be noise).
+ * to be spent (ms; -1: not such a pause), 1 for a throttle with no hint (it may be noise), and the
+ * rate the scope was served at before (per second; 0: not known), which an engaging fleet starts from.
  * Engages the fleet's state if absent, else cuts once per burst (unless it is noise) and pauses. Replies: now, rate, paused, and 1 when this throttle engaged the fleet.
  */
 export const THROTTLE_SCRIPT = `${PRELUDE}
@@ -230,12 +232,13 @@ local sentAt = now - tonumber(ARGV[${FIRST_OWN_ARG}])
 local pauseMs, grace = tonumber(ARGV[${FIRST_OWN_ARG + 1}]), tonumber(ARGV[${FIRST_OWN_ARG + 2}])
 local spentAge = tonumber(ARGV[${FIRST_OWN_ARG + 3}])
 local hintless = tonumber(ARGV[${FIRST_OWN_ARG + 4}]) == 1
+local startRate = tonumber(ARGV[${FIRST_OWN_ARG + 5}])
 local spentAt = nil
 if spentAge >= 0 then spentAt = now - spentAge end
 local engage = 0
 if not on then
   engage = 1
-  engaged(policy > 0 and policy * policyShare or math.huge, pauseMs)
+  engaged(policy > 0 and policy * policyShare or math.huge, pauseMs, startRate)
 else
   counted(successes, 0)
   if policy > 0 then withPolicy(policy) end
@@ -274,6 +277,7 @@ export const throttleArgs = (
     graceMs: number;
     spentAgeMs?: number | undefined;
     hintless?: boolean | undefined;
+    startRate?: number | undefined;
   },
 ): number[] => [
   ...ruleArgs(report),
@@ -282,4 +286,5 @@ export const throttleArgs = (
   throttle.graceMs,
   throttle.spentAgeMs ?? -1,
   throttle.hintless === true ? 1 : 0,
+  throttle.startRate ?? 0,
 ];

@@ -101,6 +101,7 @@ export class SharedPacing implements RateLimitPacing {
       policyRate: this.policyRate,
       spentAgeMs: throttle.spentAt === undefined ? undefined : Math.max(0, now - throttle.spentAt),
       hintless: throttle.hintless,
+      startRate: throttle.startRate,
     };
     this.store.throttle(this.key, report, successes).then(
       (state) => {

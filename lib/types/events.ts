@@ -168,8 +168,13 @@ export interface GiveUpEvent {
 
 /** A circuit breaker changed state; see `onCircuitStateChange`. */
 export interface CircuitStateChange {
-  /** `scheme://host:port` of the downstream the breaker guards. */
+  /** `scheme://host:port` of the downstream the breaker guards (or the `breaker.key` result). */
   origin: string;
+  /**
+   * For the breaker of one route (a route failing while the origin's other routes succeed), that
+   * route: the method and the path with its ids folded (`'GET /reports/:'`). Absent for an origin's.
+   */
+  scope?: string;
   state: CircuitState;
 }
 

@@ -103,6 +103,8 @@ export interface PacingThrottle {
   policyRate?: number | undefined;
   spentAt?: number | undefined;
   hintless?: boolean | undefined;
+  /** Successes per second the scope was served at before it engaged (a fleet that engages starts there). */
+  startRate?: number | undefined;
 }
 
 /** `off`: calls to the origin go straight out. `on`: they are paced through its queue. */
@@ -111,6 +113,13 @@ export type LimiterState = 'off' | 'on';
 /** What `plugin.limiter(url)` shows of an origin's rate limiter (a snapshot). */
 export interface RateLimiterView {
   readonly state: LimiterState;
+  /**
+   * What the limiter paces within its origin, when narrower than the origin: a route (`'GET
+   * /repos/:/:/issues/:'`, ids folded), a route and a model (`'POST /v1/messages model claude-a'`),
+   * or a quota the server names (`'resource search'`). Absent for an origin-wide limiter or a
+   * `rateLimit.key` of yours.
+   */
+  readonly scope?: string;
   /** Requests per second the limiter lets out now; `Infinity` while off. */
   readonly ratePerSecond: number;
   /** Calls waiting their turn. */
@@ -119,10 +128,12 @@ export interface RateLimiterView {
   readonly pausedUntil: number;
 }
 
-/** An origin's rate limiter engaged (the server began throttling) or relaxed (it stopped); see `onRateLimit`. */
+/** A rate limiter engaged (the server began throttling) or relaxed (it stopped); see `onRateLimit`. */
 export interface RateLimitEvent {
-  /** The origin (or breaker key) the limiter paces. */
+  /** The origin whose calls the limiter paces (or the `rateLimit.key` result). */
   origin: string;
+  /** The scope within the origin it paces, when narrower (see `RateLimiterView.scope`). */
+  scope?: string;
   state: 'engaged' | 'relaxed';
   /** The rate it paces at from now, per second (`Infinity` on relax). */
   ratePerSecond: number;
@@ -148,6 +159,12 @@ export interface RateLimitReport {
    * absent, the throttle cuts as one with a hint does.
    */
   hintless?: boolean | undefined;
+  /**
+   * Successes per second the reporting process saw its scope served at before its first throttle:
+   * a fleet that engages on this report starts pacing there (above `RATE_RULE.seedRate`) instead of
+   * in slow start. Absent: slow start.
+   */
+  startRate?: number | undefined;
 }
 
 /** The send times a `RateLimitStore` granted (times in the store's clock, ms). */

@@ -1,0 +1,118 @@
+import { AxiosHeaders } from 'axios';
+import type { AxiosResponseHeaders } from 'axios';
+import {
+  isThrottle,
+  mayBeSpent,
+  parseRateLimitHeaders,
+  parseShouldRetry,
+  policyRate,
+  quotaSpent,
+  serverWaitMs,
+  spentForMs,
+} from './rate-limit-headers';
+import type { HeaderReader, RateLimitHint } from './rate-limit-headers';
+
+/**
+ * One answer, read once: what its status and headers say to the decision table, the plan and the
+ * rate limiter, which all read this value instead of the headers. A success with no rate-limit field
+ * costs one look at the headers; the dialects are parsed only where a field is there or the status
+ * may be a throttle.
+ */
+export interface Answer {
+  /** The status, when there was a response. */
+  status: number | undefined;
+  /** When it was read, by the plugin's clock: `waitMs` and `hint.resetMs` run from here. */
+  at: number;
+  /** The server's wait (`retry-after-ms`, else `Retry-After`), in ms; `undefined` without a valid one. */
+  waitMs: number | undefined;
+  /** What the rate-limit fields say (any dialect), if any. */
+  hint: RateLimitHint | undefined;
+  /** A throttle (`isThrottle`): a 429; a 403 whose quota is spent or that asks for a wait; a 503 or 529 that asks for one. */
+  throttle: boolean;
+  /** The quota is spent (`remaining: 0`): the next call is refused until `spentForMs`. */
+  spent: boolean;
+  /** When a spent quota frees the next request, in ms (see `spentForMs`). */
+  spentForMs: number | undefined;
+  /** The rate the server's policy states, per second. */
+  policyRate: number | undefined;
+  /** A throttle that said nothing but its status: no wait, no rate-limit field. */
+  hintless: boolean;
+  /** The server's own word on a retry: `x-should-retry` (or Stripe's `Stripe-Should-Retry`): `true`, `false` or none. */
+  says: boolean | undefined;
+  /** The header that said it, for the reason text. */
+  sayer: 'x-should-retry' | 'stripe-should-retry';
+  /** The quota this answer counted against, where the server names it (GitHub's `X-RateLimit-Resource`). */
+  resource: string | undefined;
+}
+
+/** Fields a success is read for besides the rate-limit dialects' (a 202 may say when, or whether, to ask again). */
+const WAIT_OR_RESOURCE = [
+  'retry-after',
+  'retry-after-ms',
+  'x-ratelimit-resource',
+  'x-should-retry',
+  'stripe-should-retry',
+];
+
+/** Statuses that may be a throttle (`isThrottle` decides, from the headers). */
+const MAY_THROTTLE = new Set<unknown>([429, 403, 503, 529]);
+
+/** A response header as text (AxiosHeaders or a custom adapter's plain object; the first of repeats). */
+export function headerReader(headers: unknown): HeaderReader {
+  if (headers === null || typeof headers !== 'object') return () => undefined;
+  const all = AxiosHeaders.from(headers as AxiosResponseHeaders);
+  return (name) => {
+    let value: unknown = all.get(name);
+    if (Array.isArray(value)) value = value[0];
+    return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : undefined;
+  };
+}
+
+/** The response an attempt ended in: the one it resolved with, or the one its error carries. */
+export function responseOf(outcome: { response?: unknown; error?: unknown }): { status?: unknown; headers?: unknown } {
+  const response =
+    outcome.response ??
+    (outcome.error as { response?: { status?: unknown; headers?: unknown } | null } | null)?.response;
+  return (response as { status?: unknown; headers?: unknown } | null | undefined) ?? {};
+}
+
+/** Reads an attempt's answer (`{ response }` or `{ error }`) at `now`. */
+export function readAnswer(outcome: { response?: unknown; error?: unknown }, now: number): Answer {
+  const { status, headers } = responseOf(outcome);
+  const answer: Answer = {
+    status: typeof status === 'number' ? status : undefined,
+    at: now,
+    waitMs: undefined,
+    hint: undefined,
+    throttle: false,
+    spent: false,
+    spentForMs: undefined,
+    policyRate: undefined,
+    hintless: false,
+    says: undefined,
+    sayer: 'x-should-retry',
+    resource: undefined,
+  };
+  if (headers === null || typeof headers !== 'object') return answer;
+  const fields = headers as Record<string, unknown>;
+  const ok = typeof status === 'number' && status < 400;
+  // A success without a rate-limit field or a wait: nothing more to read (adapters hand names over in lower case).
+  if (ok && !mayBeSpent(fields) && !WAIT_OR_RESOURCE.some((name) => fields[name] !== undefined)) return answer;
+  const read = headerReader(headers);
+  answer.resource = read('x-ratelimit-resource')?.trim().toLowerCase() || undefined;
+  // A 202 may say when to ask again, as a throttle does.
+  answer.waitMs = serverWaitMs(read, now);
+  const says = read('x-should-retry');
+  if (says === undefined) answer.sayer = 'stripe-should-retry';
+  answer.says = parseShouldRetry(says ?? read('stripe-should-retry'));
+  if (ok || MAY_THROTTLE.has(status) || mayBeSpent(fields)) {
+    const hint = parseRateLimitHeaders(read, now);
+    answer.hint = hint;
+    answer.spent = quotaSpent(hint);
+    answer.spentForMs = spentForMs(hint);
+    answer.policyRate = policyRate(hint);
+  }
+  answer.throttle = isThrottle(status, answer.waitMs, answer.hint);
+  answer.hintless = answer.throttle && answer.waitMs === undefined && answer.hint === undefined;
+  return answer;
+}
