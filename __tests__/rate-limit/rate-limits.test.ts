@@ -55,19 +55,27 @@ test("one call's retry-after-ms holds the whole origin, and is read before Retry
   t.handler = server.handler;
   const events: RateLimitEvent[] = [];
   const retries: RetryEvent[] = [];
-  const { http, plugin } = client({ onRateLimit: (e) => events.push(e), onRetry: (e) => void retries.push(e) });
+  // The pause, read the moment the limiter engages, against the clock of that moment: a test that
+  // polled for it could notice only after a loaded machine had let the 250 ms pass.
+  let engaged: { at: number; pausedUntil: number } | undefined;
+  const { http, plugin } = client({
+    onRateLimit: (e) => {
+      events.push(e);
+      engaged ??= { at: Date.now(), pausedUntil: plugin.limiter(t.server.url)!.pausedUntil };
+    },
+    onRetry: (e) => void retries.push(e),
+  });
   const first = http.get(`${t.server.url}/a`);
   // Wait for the 429 to engage the limiter, then start a second call.
-  while (plugin.limiter(t.server.url)?.state !== 'on') await new Promise((r) => setTimeout(r, 5));
-  const throttledAt = Date.now();
-  const view = plugin.limiter(t.server.url)!;
-  expect(view.pausedUntil).toBeGreaterThan(throttledAt);
-  expect(view.pausedUntil - throttledAt).toBeLessThanOrEqual(250);
+  await until(() => engaged !== undefined);
+  const { at, pausedUntil } = engaged!;
+  expect(pausedUntil).toBeGreaterThan(at);
+  expect(pausedUntil - at).toBeLessThanOrEqual(250);
   await Promise.all([first, http.get(`${t.server.url}/b`)]);
   // Nothing reached the server during the pause: the second and third requests came after it (as the
   // server saw them, so however late this test noticed the limiter was on).
   expect(t.server.requests).toHaveLength(3);
-  expect(server.arrivals.slice(1).every((at) => at >= view.pausedUntil)).toBe(true);
+  expect(server.arrivals.slice(1).every((arrival) => arrival >= pausedUntil)).toBe(true);
   expect(events).toEqual([{ origin: t.server.url, state: 'engaged', ratePerSecond: expect.any(Number) }]);
   expect(retries).toHaveLength(1);
   expect(retries[0]).toMatchObject({ reason: 'rate-limited', delaySource: 'retry-after' });
@@ -147,11 +155,16 @@ test('close() ends the waits of queued calls', async () => {
 
 test("a Retry-After ten years away holds the origin maxDelayMs, or stops the call with retryAfter: 'fail'", async () => {
   t.handler = throttleFirst(1, { 'retry-after': String(10 * 365 * 86_400) });
-  const { http, plugin } = client({ retries: 0, maxDelayMs: 1000 });
+  // Read as the limiter engages: after the call, a loaded machine may already have let the second pass.
+  let engaged: { at: number; pausedUntil: number } | undefined;
+  const { http, plugin } = client({
+    retries: 0,
+    maxDelayMs: 1000,
+    onRateLimit: () => void (engaged ??= { at: Date.now(), pausedUntil: plugin.limiter(t.server.url)!.pausedUntil }),
+  });
   await rejection(http.get(`${t.server.url}/a`));
-  const pausedUntil = plugin.limiter(t.server.url)!.pausedUntil;
-  expect(pausedUntil).toBeGreaterThan(Date.now());
-  expect(pausedUntil).toBeLessThanOrEqual(Date.now() + 1000);
+  expect(engaged!.pausedUntil).toBeGreaterThan(engaged!.at);
+  expect(engaged!.pausedUntil).toBeLessThanOrEqual(engaged!.at + 1000);
   t.server.requests.length = 0;
   t.handler = throttleFirst(1, { 'retry-after': String(10 * 365 * 86_400) });
   const strict = client({ retryAfter: 'fail', maxDelayMs: 1000 });
