@@ -40,17 +40,22 @@ test('linear: attempt × 10 ms, and the context says which retry, what failed an
 });
 
 test('per error: a 503 waits 5 ms, a timeout 15 ms; onRetry reports the source as delay', async () => {
-  t.handler = (_req, res, index) => {
-    if (index === 0) return res.writeHead(503).end();
-    if (index === 1) return; // held: the 50 ms timeout ends it
+  // Only the second attempt is held, and only it has a timeout: a 50 ms one on every attempt could
+  // also end the 503 or the 200 that a loaded machine is slow to deliver.
+  t.handler = (req, res) => {
+    const attempt = req.headers['x-retry-attempt'];
+    if (attempt === '1') return res.writeHead(503).end();
+    if (attempt === '2') return; // held: its 50 ms timeout ends it
     res.writeHead(200).end('ok');
   };
   const events: RetryEvent[] = [];
   const { http } = setup({
+    attemptHeader: true,
+    beforeAttempt: (config, { attempt }) => void (config.timeout = attempt === 2 ? 50 : 0),
     delay: ({ error }) => (error.response?.status === 503 ? 5 : error.code === 'ECONNABORTED' ? 15 : undefined),
     onRetry: (event) => void events.push(event),
   });
-  const response = await http.get(`${t.server.url}/r`, { timeout: 50 });
+  const response = await http.get(`${t.server.url}/r`);
   expect(response.status).toBe(200);
   expect(response.config.retryState?.delaysMs).toEqual([5, 15]);
   expect(events.map((e) => [e.reason, e.delayMs, e.delaySource])).toEqual([

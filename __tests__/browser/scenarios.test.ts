@@ -156,10 +156,12 @@ describe.each(['xhr', 'fetch'] as const)('in Chromium, over the %s adapter', (ad
   });
 
   test('hedging: a slow first copy loses to a hedged copy sent after 50 ms', async () => {
-    const url = fixture.server.route(path('hedge'), [{ status: 200, delayMs: 3_000 }, 200]);
+    // The first copy is slow by its attempt header ('1'; the hedge says '2; hedge'), not by arriving
+    // first: on a busy machine the hedge can reach the server before it.
+    const url = fixture.server.route(path('hedge'), [{ status: 200, delayMs: 3_000 }, 200], 'attempt');
     const seen = await runInPage(fixture.watched.page, {
       adapter,
-      plugin: { hedge: { delayMs: 50 } },
+      plugin: { hedge: { delayMs: 50 }, attemptHeader: true },
       calls: [{ url }],
     });
     const [call] = seen.calls;

@@ -50,8 +50,13 @@ export interface Seen {
 export interface TestServer {
   /** `http://127.0.0.1:<port>` */
   origin: string;
-  /** Scripts `path` (under `/api/`); returns its full URL. */
-  route(path: string, steps: Step[]): string;
+  /**
+   * Scripts `path` (under `/api/`); returns its full URL. `by: 'attempt'`: the step for a request is
+   * the one for its attempt number as the plugin's `attemptHeader: true` states it (`2; hedge` takes
+   * the second step), not for its place in arrival order: a hedge sent after its first copy can
+   * reach the server first on a busy machine.
+   */
+  route(path: string, steps: Step[], by?: 'arrival' | 'attempt'): string;
   /** Requests to `path` other than preflights, in arrival order. */
   requests(path: string): Seen[];
   /** `OPTIONS` preflights to `path`. */
@@ -82,6 +87,7 @@ export interface ServerOptions {
 export async function startServer(options: ServerOptions = {}): Promise<TestServer> {
   const t0 = Date.now();
   const scripts = new Map<string, Step[]>();
+  const byAttempt = new Set<string>();
   const seen = new Map<string, Seen[]>();
   const stores = new Map<string, Map<string, { id: string }>>();
   const timers = new Set<ReturnType<typeof setTimeout>>();
@@ -140,7 +146,9 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
     const steps = scripts.get(path);
     if (steps === undefined) return send(res, 404, { error: `no route ${path}` }, corsHeaders());
     const n = list.filter((s) => s.method !== 'OPTIONS').length;
-    const step = steps[Math.min(n, steps.length) - 1]!;
+    const attempt = byAttempt.has(path) ? Number.parseInt(String(req.headers['x-retry-attempt']), 10) : n;
+    if (!(attempt >= 1)) return send(res, 400, { error: 'X-Retry-Attempt required' }, corsHeaders());
+    const step = steps[Math.min(attempt, steps.length) - 1]!;
     const keyHeader = req.headers['idempotency-key'];
     const key = typeof keyHeader === 'string' ? keyHeader : undefined;
     const store = stores.get(path) ?? new Map<string, { id: string }>();
@@ -200,9 +208,11 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
 
   return {
     origin,
-    route(path, steps) {
+    route(path, steps, by = 'arrival') {
       if (!path.startsWith('/api/')) throw new Error(`route ${path}: API routes live under /api/`);
       scripts.set(path, steps);
+      if (by === 'attempt') byAttempt.add(path);
+      else byAttempt.delete(path);
       return origin + path;
     },
     requests: (path) => (seen.get(path) ?? []).filter((s) => s.method !== 'OPTIONS'),

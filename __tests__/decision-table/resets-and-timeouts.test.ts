@@ -92,7 +92,9 @@ describe.each(['http', 'fetch'] as const)('over real sockets with the %s adapter
   test('the per-attempt timeout is retried for a GET, and each attempt gets the full timeout', async () => {
     const server = await serve([hang, ok]);
     try {
-      const response = await instance({}, adapter).get(`${server.url}/slow`, { timeout: 100 });
+      // The retry's answer must come inside the timeout too: at 100 ms, beside a busy loop per core,
+      // one loopback round trip in a hundred took over 50 ms, the slowest 230.
+      const response = await instance({}, adapter).get(`${server.url}/slow`, { timeout: 500 });
       expect(response.status).toBe(200);
       expect(server.received).toHaveLength(2);
     } finally {

@@ -5,7 +5,7 @@ import { retryPlugin } from '../../lib';
 import type { StoreEvent } from '../../lib';
 import { redisRateLimitStore } from '../../lib/redis';
 import { connect, ready, sharedRedis, startRedis, subscribers } from './redis';
-import { closeServer, runWorkers, waitUntil } from './workers';
+import { LEFT_AT, closeServer, runWorkers, waitUntil } from './workers';
 import type { RedisTarget } from './redis';
 
 // Processes calling one rate-limited API, their limiters shared through Redis (or a Redis Cluster
@@ -23,6 +23,12 @@ const prefix = () => `rlfleet:${process.pid}:${Math.random().toString(36).slice(
  * A token bucket of `rate` requests/s (burst `burst`), 10 ms of latency, answering 429 with no
  * hint over the limit (the case where the fleet must find the limit by probing). Counts requests
  * and 429s, in all and in the steady window.
+ *
+ * It judges each attempt at the time it left its turn in its process (the worker's header), not at
+ * its arrival: what the fleet's pacing decides, not how a busy machine delivers it. Beside four
+ * busy loops, attempts sent on time reached the server bunched, and 5-10 % of them were refused by
+ * arrival (3 runs of 3 over the 4 % bound; 1.3-3.3 % with two loops). An attempt that left a moment
+ * before the last one judged (another process's) adds no tokens.
  */
 async function tokenBucket(rate: number, burst: number) {
   let tokens = burst;
@@ -30,10 +36,10 @@ async function tokenBucket(rate: number, burst: number) {
   let steadyFrom = Infinity;
   let steadyUntil = Infinity;
   const counts = { requests: 0, throttled: 0, steadyRequests: 0, steadyThrottled: 0 };
-  const server = http.createServer((_req, res) => {
-    const now = Date.now();
-    tokens = Math.min(burst, tokens + ((now - filledAt) * rate) / 1000);
-    filledAt = now;
+  const server = http.createServer((req, res) => {
+    const now = Number(req.headers[LEFT_AT]);
+    tokens = Math.min(burst, tokens + (Math.max(0, now - filledAt) * rate) / 1000);
+    filledAt = Math.max(filledAt, now);
     const ok = tokens >= 1;
     if (ok) tokens -= 1;
     counts.requests++;

@@ -1,12 +1,14 @@
 // One worker of the rate-limit fleet test: waits for "go" on stdin, runs closed-loop callers at the
 // token-bucket server for `runMs`, prints what it saw as one JSON line and exits.
 import axios from 'axios';
+import type { AxiosAdapter } from 'axios';
 import http from 'node:http';
 import { retryPlugin } from '../../lib';
 import type { StoreEvent } from '../../lib';
 import { redisRateLimitStore } from '../../lib/redis';
 import { connect, ready } from './redis';
 import type { RedisTarget } from './redis';
+import { LEFT_AT } from './workers';
 
 interface Job {
   redisTarget: RedisTarget;
@@ -33,7 +35,15 @@ async function main(): Promise<void> {
     onStoreEvent: (event) => void storeEvents.push(event),
   });
   const plugin = retryPlugin({ breaker: false, ...(job.shared ? { rateLimit: { shared: store } } : {}) });
-  const client = axios.create({ httpAgent: new http.Agent({ keepAlive: true }) });
+  // Each attempt says when the plugin handed it to the adapter (its turn come), by this process's
+  // clock: a server can judge the pacing rather than the machine, on which attempts sent on time can
+  // arrive bunched.
+  const send = axios.getAdapter('http');
+  const adapter: AxiosAdapter = (config) => {
+    config.headers.set(LEFT_AT, String(Date.now()));
+    return send(config);
+  };
+  const client = axios.create({ adapter, httpAgent: new http.Agent({ keepAlive: true }) });
   plugin.install(client);
   process.stdout.write('ready\n');
   await new Promise<void>((resolve) => process.stdin.once('data', () => resolve()));

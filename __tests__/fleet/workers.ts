@@ -3,6 +3,9 @@ import type http from 'node:http';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 
+/** The header a rate worker's attempt carries: when it left its turn, in ms since the epoch. */
+export const LEFT_AT = 'x-left-turn-at';
+
 /**
  * Starts `count` worker processes running `script` (a file in this folder) with `job` as JSON on
  * their command line. Each prints "ready", then waits for "go" on stdin: once all are ready, `go()`

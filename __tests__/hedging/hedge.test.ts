@@ -10,6 +10,7 @@ import type { HedgeEvent, RetryPluginOptions } from '../../lib';
 import { LatencyWindow } from '../../lib/guards/latency';
 import { hedgeDelay } from '../../lib/engine/hedge';
 import { fake, rejection, until as untilFaked } from '../support/helpers';
+import { copyOf, numberedAdapter } from '../support/numbered-adapter';
 import { startServer, until } from '../support/test-server';
 import type { Handler, TestServer } from '../support/test-server';
 
@@ -17,7 +18,10 @@ const ADAPTERS = ['http', 'fetch'] as const;
 
 let server: TestServer;
 let handler: Handler;
-/** Whether each request's connection closed before it was answered (an aborted copy). */
+/**
+ * Whether each copy's connection closed before it was answered (an aborted copy), by the copy's place
+ * in the order the plugin sent them (see numberedAdapter), not by the order the requests arrived in.
+ */
 let closedEarly: boolean[];
 const plugins: Array<{ close(): Promise<void> }> = [];
 const pending: Array<() => void> = [];
@@ -25,8 +29,9 @@ const pending: Array<() => void> = [];
 beforeEach(async () => {
   closedEarly = [];
   server = await startServer((req, res, index) => {
-    closedEarly[index] = false;
-    res.on('close', () => (closedEarly[index] = !res.writableEnded));
+    const copy = copyOf(req.headers);
+    closedEarly[copy] = false;
+    res.on('close', () => (closedEarly[copy] = !res.writableEnded));
     handler(req, res, index);
   });
 });
@@ -38,17 +43,21 @@ afterEach(async () => {
 });
 
 function setup(options: RetryPluginOptions = {}, adapter: 'http' | 'fetch' = 'http') {
-  const http = axios.create({ adapter });
+  const http = axios.create({ adapter: numberedAdapter(adapter) });
   const plugin = retryPlugin({ random: () => 0, budget: false, breaker: false, ...options });
   plugin.install(http);
   plugins.push(plugin);
   return { http, plugin };
 }
 
-/** The first request hangs (until the test ends); the others answer at once. */
-const slowFirst: Handler = (_req, res, index) => {
-  if (index === 0) pending.push(() => res.writeHead(200).end('late'));
-  else res.writeHead(200).end(`copy ${index}`);
+/**
+ * The first copy the plugin sends hangs (until the test ends); the others answer at once. By copy, not
+ * by arrival: on a loaded machine the hedge can reach the server first, and would then be the one held.
+ */
+const slowFirst: Handler = (req, res) => {
+  const copy = copyOf(req.headers);
+  if (copy === 0) pending.push(() => res.writeHead(200).end('late'));
+  else res.writeHead(200).end(`copy ${copy}`);
 };
 
 describe.each(ADAPTERS)('hedging (%s adapter)', (adapter) => {
@@ -81,7 +90,8 @@ test('with attemptHeader, a copy says it is a hedge ("2; hedge"); plugin.close()
   const { http, plugin } = setup({ attemptHeader: true, hedge: { delayMs: 10 } });
   const call = rejection(http.get(`${server.url}/r`, { timeout: 400 }));
   await until(() => server.requests.length === 2, 10_000);
-  expect(server.requests.map((r) => r.headers['x-retry-attempt'])).toEqual(['1', '2; hedge']);
+  const bySending = [...server.requests].sort((a, b) => copyOf(a.headers) - copyOf(b.headers));
+  expect(bySending.map((r) => r.headers['x-retry-attempt'])).toEqual(['1', '2; hedge']);
   await plugin.close();
   await until(() => closedEarly[1] === true, 10_000);
   // The attempt itself ends as any attempt in flight does (here, at its timeout), and is not retried.
@@ -103,6 +113,8 @@ describe('only calls safe to send twice', () => {
     const { http } = setup({ hedge: { delayMs: 20 }, idempotencyKey: { serverDedupes: true } });
     const response = await http.post(`${server.url}/pay`, { amount: 1 });
     expect(response.status).toBe(200);
+    // The hedge may have answered before the first copy, sent earlier, was read by the server.
+    await until(() => server.requests.length === 2);
     const keys = server.requests.map((r) => r.headers['idempotency-key']);
     expect(keys).toHaveLength(2);
     expect(keys[1]).toBe(keys[0]);
@@ -110,8 +122,8 @@ describe('only calls safe to send twice', () => {
   });
 
   test('a copy that fails does not fail the call while another is in flight', async () => {
-    handler = (_req, res, index) => {
-      if (index === 0) setTimeout(() => res.writeHead(200).end('slow but fine'), 150);
+    handler = (req, res) => {
+      if (copyOf(req.headers) === 0) setTimeout(() => res.writeHead(200).end('slow but fine'), 150);
       else res.writeHead(409).end('in progress');
     };
     const { http } = setup({ hedge: { delayMs: 20 }, idempotencyKey: { serverDedupes: true } });

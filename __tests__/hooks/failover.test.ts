@@ -2,7 +2,7 @@ import axios from 'axios';
 import type { InternalAxiosRequestConfig } from 'axios';
 import { CircuitOpenError, retryPlugin } from '../../lib';
 import type { RetryPluginOptions } from '../../lib';
-import { realTick, rejection } from '../support/helpers';
+import { fake, realTick, rejection, until } from '../support/helpers';
 import { startServer, statuses } from '../support/test-server';
 import type { TestServer } from '../support/test-server';
 
@@ -17,6 +17,7 @@ beforeEach(async () => {
   mirror = await startServer(statuses(200));
 });
 afterEach(async () => {
+  jest.useRealTimers();
   while (plugins.length) await plugins.pop()!.close();
   await Promise.all([primary.close(), mirror.close()]);
 });
@@ -33,6 +34,17 @@ function setup(options: RetryPluginOptions) {
 const toMirror = (config: InternalAxiosRequestConfig): void => {
   config.baseURL = mirror.url;
 };
+
+/** `call`, run to its end on fake timers (real I/O, and the zero-length waits of random() = 0). */
+async function settled<T>(call: Promise<T>): Promise<T> {
+  let done = false;
+  void call.then(
+    () => (done = true),
+    () => (done = true),
+  );
+  await until(() => done);
+  return call;
+}
 
 test("an onRetry hook that moves calls to a mirror: each origin's breaker and budget count the attempts sent to it", async () => {
   const { plugin, client } = setup({ onRetry: ({ config }) => toMirror(config) });
@@ -96,18 +108,22 @@ test('a call moved to a mirror whose breaker is open stops with circuit-open nam
 });
 
 test("a half-open probe that fails at the primary and succeeds at the mirror re-opens the primary's breaker", async () => {
+  // On fake timers: with a real 75 ms open-state wait, a loaded machine could let it pass (half-open)
+  // between a failure that opens the breaker and the check that it is open.
+  fake();
   const { plugin, client } = setup({
     breaker: { volumeThreshold: 5, resetTimeout: 100 },
     onRetry: ({ config }) => toMirror(config),
   });
-  for (let i = 0; i < 5; i++) await rejection(client.get('/r', { retry: { retries: 0 } }));
-  await realTick();
+  for (let i = 0; i < 5; i++) await settled(rejection(client.get('/r', { retry: { retries: 0 } })));
   const breaker = plugin.breaker(primary.url)!;
   expect(breaker.opened).toBe(true);
   // random 0: the open-state wait is 75 ms.
-  await new Promise((resolve) => setTimeout(resolve, 120));
+  await jest.advanceTimersByTimeAsync(74);
+  expect(breaker.opened).toBe(true);
+  await jest.advanceTimersByTimeAsync(1);
   expect(breaker.halfOpen).toBe(true);
-  expect((await client.get('/r')).status).toBe(200);
+  expect((await settled(client.get('/r'))).status).toBe(200);
   await realTick();
   expect(primary.requests).toHaveLength(6);
   expect(mirror.requests).toHaveLength(1);

@@ -10,6 +10,7 @@ import type { AxiosError, AxiosInstance } from 'axios';
 import { retryPlugin } from '../../lib';
 import type { RetryPlugin, RetryPluginOptions } from '../../lib';
 import { rejection } from '../support/helpers';
+import { COPY_HEADER, copyOf, numberedAdapter } from '../support/numbered-adapter';
 
 /**
  * The client's timeout, and when a slow answer comes. A healthy answer from 127.0.0.1 must come well
@@ -45,7 +46,10 @@ async function orderServer(steps: Step[], port = 0): Promise<OrderServer> {
   const server = http.createServer((req, res) => {
     req.resume();
     req.on('end', () => {
-      const step = steps[Math.min(state.keys.length, steps.length - 1)]!;
+      // A numbered client (numberedAdapter) names each request's place in the order it was sent: a
+      // hedged call's steps then go to its copies as meant, whichever copy reaches the server first.
+      const n = req.headers[COPY_HEADER] === undefined ? state.keys.length : copyOf(req.headers);
+      const step = steps[Math.min(n, steps.length - 1)]!;
       state.keys.push(req.headers['idempotency-key'] as string | undefined);
       const create = (): string => JSON.stringify({ order: ++state.orders });
       if (step === 'ok') return void res.writeHead(201).end(create());
@@ -269,7 +273,7 @@ describe('hedging a write', () => {
 
   test('a POST to a server declared to dedupe is hedged with the same key', async () => {
     const server = await serve(slowThenFast());
-    const instance = axios.create();
+    const instance = axios.create({ adapter: numberedAdapter('http') });
     const plugin = retryPlugin({ random: () => 0, hedge: { delayMs: 20 }, idempotencyKey: { serverDedupes: true } });
     plugin.install(instance);
     open.push(plugin);

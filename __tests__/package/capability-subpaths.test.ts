@@ -4,6 +4,7 @@
  * `useRateLimitHeaders()`) runs unchanged, and the plain options a Node user writes keep working.
  */
 import axios from 'axios';
+import type { AxiosAdapter, AxiosResponse, GenericAbortSignal } from 'axios';
 import { retryPlugin } from 'axios-resilience';
 import { chaos } from 'axios-resilience/chaos';
 import { hedging } from 'axios-resilience/hedging';
@@ -16,12 +17,32 @@ afterEach(async () => {
   await server?.close();
 });
 
+/** `response`, handed on after `ms`, or a CanceledError as soon as `signal` aborts. */
+function heldUntilAborted(response: AxiosResponse, signal: GenericAbortSignal | undefined, ms: number) {
+  return new Promise<AxiosResponse>((resolve, reject) => {
+    const timer = setTimeout(() => resolve(response), ms);
+    signal?.addEventListener?.('abort', () => {
+      clearTimeout(timer);
+      reject(new axios.CanceledError());
+    });
+  });
+}
+
 test('hedging() hands the options back as given, and the plugin hedges with them', async () => {
   const options = { delayMs: 20, maxHedges: 1 };
   expect(hedging(options)).toBe(options);
-  server = await startFaultServer({ routes: { 'GET /slow': [{ status: 200, delayMs: 2000 }, '200'] } });
+  server = await startFaultServer({ routes: { 'GET /slow': ['200'] } });
+  // The first copy the plugin sends is the slow one (its answer held 2 s, until it is aborted): decided
+  // where the copies are made, not by which socket reaches the server first, which on a loaded machine
+  // can be the hedge's.
+  const send = axios.getAdapter('http');
+  let sent = 0;
+  const adapter: AxiosAdapter = (config) => {
+    const first = sent++ === 0;
+    return send(config).then((response) => (first ? heldUntilAborted(response, config.signal, 2000) : response));
+  };
   const plugin = retryPlugin({ hedge: hedging(options) });
-  const http = axios.create();
+  const http = axios.create({ adapter });
   plugin.install(http);
   try {
     const response = await http.get(`${server.url}/slow`);

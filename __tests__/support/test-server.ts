@@ -46,8 +46,11 @@ export async function startServer(handler: Handler): Promise<TestServer> {
   };
 }
 
-/** Resolves once `predicate` holds, checking every few ms; rejects after `ms`. */
-export async function until(predicate: () => boolean, ms = 2000): Promise<void> {
+/**
+ * Resolves once `predicate` holds, checking every few ms; rejects after `ms`. The bound only tells
+ * "never" from "late on a loaded machine": a condition that holds returns as soon as it does.
+ */
+export async function until(predicate: () => boolean, ms = 10_000): Promise<void> {
   const end = Date.now() + ms;
   while (!predicate()) {
     if (Date.now() > end) throw new Error('condition not reached in time');

@@ -62,7 +62,7 @@ describe.each(ADAPTERS)('every attempt sends the same bytes (%s adapter)', (adap
     const response = await http.get(`${t.server.url}/report`, { responseType: 'stream' });
     expect(response.status).toBe(200);
     (response.data as { destroy?: () => void; cancel?: () => Promise<void> }).destroy?.();
-    await until(() => firstClosed, 1000);
+    await until(() => firstClosed);
     expect(t.server.requests).toHaveLength(2);
   });
 });
