@@ -21,18 +21,6 @@ import type { Handler } from '../support/test-server';
 const t = serverPerTest();
 afterEach(closePlugins);
 
-/** Records when each request reached the server (Date.now()), in order, around `handler`. */
-function timed(handler: Handler): { handler: Handler; arrivals: number[] } {
-  const arrivals: number[] = [];
-  return {
-    arrivals,
-    handler: (req, res, index) => {
-      arrivals.push(Date.now());
-      handler(req, res, index);
-    },
-  };
-}
-
 /** 429 with `headers` for the first `n` requests, then 200. */
 const throttleFirst =
   (n: number, headers: Record<string, string> = {}): Handler =>

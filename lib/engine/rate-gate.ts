@@ -6,7 +6,6 @@ import type { Answer } from '../policy/answer';
 import { mayBeSpent } from '../policy/rate-limit-headers';
 import type { CallRun, Pushback } from './call-run';
 import type { GateWait } from './plan';
-import type { Shared } from './context';
 import { interruptible } from './hooks';
 import { interrupted, stop } from './outcome';
 import type { Outcome } from './outcome';
