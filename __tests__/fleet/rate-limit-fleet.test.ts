@@ -118,7 +118,8 @@ describe('a process that never saw a 429', () => {
     let received = 0;
     const server = http.createServer((_req, res) => {
       received++;
-      res.writeHead(received === 1 ? 429 : 200).end();
+      // A throttle with a hint (a short wait): it engages at once, where a bare 429 is first weighed.
+      res.writeHead(received === 1 ? 429 : 200, received === 1 ? { 'retry-after-ms': '1' } : {}).end();
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -157,8 +158,9 @@ describe('a process that never saw a 429', () => {
 });
 
 /**
- * An origin that throttles on demand: it answers 429 to the next `n` requests after `throttleNext(n)`,
- * 200 otherwise, and counts both. The test decides when a throttle comes, whatever the machine's speed.
+ * An origin that throttles on demand: it answers 429 (with a hint, a 1 ms wait: it engages the limiter
+ * at once) to the next `n` requests after `throttleNext(n)`, 200 otherwise, and counts both. The test
+ * decides when a throttle comes, whatever the machine's speed.
  */
 async function throttlingOrigin() {
   let toThrottle = 0;
@@ -170,7 +172,7 @@ async function throttlingOrigin() {
       toThrottle--;
       counts.throttled++;
     }
-    res.writeHead(refuse ? 429 : 200).end();
+    res.writeHead(refuse ? 429 : 200, refuse ? { 'retry-after-ms': '1' } : {}).end();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
@@ -218,7 +220,7 @@ describe('when the rate limiter’s Redis goes away', () => {
       expect((await client.get(`${server.url}/r`)).status).toBe(200);
       expect(server.counts).toEqual({ requests: 2, throttled: 1 });
       expect(plugin.limiter(server.url)?.state).toBe('on');
-      expect(await redis.exists(`${keyPrefix}rate:${server.url}`)).toBe(1);
+      expect(await redis.exists(`${keyPrefix}rate:${server.url} GET /r`)).toBe(1);
       expect(events).toEqual([]);
 
       // Redis dies, and the client knows it (its socket closed) before the calls: each finds the store unusable.

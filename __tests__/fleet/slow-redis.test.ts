@@ -89,7 +89,7 @@ describe('a Redis that answers 200 ms late', () => {
   }, 30_000);
 });
 
-/** An origin that answers 429 to the next `n` requests after `throttleNext(n)`, 200 otherwise. */
+/** An origin that answers 429 (with a 1 ms wait: a hint, so it engages at once) to the next `n` requests after `throttleNext(n)`, 200 otherwise. */
 async function throttlingOrigin() {
   let toThrottle = 0;
   const counts = { requests: 0, throttled: 0 };
@@ -100,7 +100,7 @@ async function throttlingOrigin() {
       toThrottle--;
       counts.throttled++;
     }
-    res.writeHead(refuse ? 429 : 200).end();
+    res.writeHead(refuse ? 429 : 200, refuse ? { 'retry-after-ms': '1' } : {}).end();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
@@ -146,7 +146,7 @@ describe('a Redis that is gone', () => {
     try {
       // 200 ms answers: shared. The fleet's state is in Redis, and no event.
       expect(await p.calls(10)).toEqual(Array(10).fill(200));
-      expect(await p.redis.exists(`${p.keyPrefix}rate:${p.server.url}`)).toBe(1);
+      expect(await p.redis.exists(`${p.keyPrefix}rate:${p.server.url} GET /r`)).toBe(1);
       expect(p.events).toEqual([]);
       // Gone: the proxy drops its connections and refuses new ones.
       const closed = new Promise((resolve) => p.redis.once('close', resolve));
