@@ -262,14 +262,28 @@ describe('a throttle with a hint reaches its limiter; one that says nothing but 
     }
   });
 
-  test('bare refusals engage the route once they are a fifth of its answers (five at least): the rate is then the cause', async () => {
-    // Every other request refused, with no hint: evidence in the sixth call.
-    t.handler = (_req, res, index) => (index % 2 === 0 ? res.writeHead(429).end() : res.writeHead(200).end('ok'));
-    const { http, plugin } = client({ baseDelayMs: 1 });
+  test('bare refusals engage the route once, for a second, they are a fifth of its answers (five at least): the rate is then the cause', async () => {
+    // Every other request refused, with no hint; the plugin's clock moves 200 ms a request.
+    let clock = 1_000_000;
+    t.handler = (_req, res, index) => {
+      clock += 200;
+      if (index % 2 === 0) res.writeHead(429).end();
+      else res.writeHead(200).end('ok');
+    };
+    const { http, plugin } = client({ baseDelayMs: 1, now: () => clock });
     for (let i = 0; i < 4; i++) await http.get(`${t.server.url}/t`);
     expect(plugin.limiter(`${t.server.url}/t`)).toBeUndefined();
     await http.get(`${t.server.url}/t`);
     expect(plugin.limiter(`${t.server.url}/t`)).toMatchObject({ state: 'on', scope: 'GET /t' });
+  });
+
+  test('a burst of bare refusals that the callers’ own backoff resolves within the second engages nothing', async () => {
+    // Ten refusals at once (a server allowing so many requests in flight, met by twice as many), then none.
+    t.handler = (_req, res, index) => (index < 10 ? res.writeHead(429).end() : res.writeHead(200).end('ok'));
+    const { http, plugin } = client({ baseDelayMs: 1 });
+    await Promise.all(Array.from({ length: 20 }, () => http.get(`${t.server.url}/t`)));
+    for (let i = 0; i < 20; i++) await http.get(`${t.server.url}/t`);
+    expect(plugin.limiter(`${t.server.url}/t`)).toBeUndefined();
   });
 
   test('bare refusals of one call in fifty never engage a limiter: each refused call waits its own backoff', async () => {

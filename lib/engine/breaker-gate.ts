@@ -34,8 +34,11 @@ export class BreakerGate {
     private readonly registry: BreakerRegistry | undefined,
     private readonly key: string,
     private readonly isDownstreamFailure: (error: unknown) => boolean,
-    /** The call's route: an origin's breaker counts a failure there or on the route's own (`Guard.failureTarget`). */
-    private readonly endpoint: () => string,
+    /**
+     * The call's route: an origin's breaker counts a failure there or on the route's own
+     * (`Guard.failureTarget`); `undefined` under a `breaker.key` of the caller's (one breaker, no routes).
+     */
+    private readonly endpoint: (() => string) | undefined,
     private counted = false,
   ) {}
 
@@ -101,7 +104,14 @@ export class BreakerGate {
     this.settled = true;
     const guard = this.guard;
     guard.succeed(response);
-    if (guard.failing !== undefined) guard.routeSucceeded(this.endpoint());
+    if (guard.failing !== undefined && this.endpoint !== undefined) guard.routeSucceeded(this.endpoint());
+  }
+
+  /** An attempt failed: where its route's failures began, for `failed` (`Guard.failureBegan`). */
+  attemptFailed(error: unknown): void {
+    const guard = this.guard;
+    if (guard === undefined || guard.route || this.endpoint === undefined || !this.isDownstreamFailure(error)) return;
+    guard.failureBegan(this.endpoint());
   }
 
   /**
@@ -113,7 +123,8 @@ export class BreakerGate {
     if (!this.counted || this.settled || this.guard === undefined) return;
     this.settled = true;
     const guard = this.guard;
-    const target = guard.route || !this.isDownstreamFailure(error) ? guard : guard.failureTarget(this.endpoint());
+    const scoped = !guard.route && this.endpoint !== undefined && this.isDownstreamFailure(error);
+    const target = scoped ? guard.failureTarget(this.endpoint!()) : guard;
     countFailure(target, this.isDownstreamFailure, error);
   }
 

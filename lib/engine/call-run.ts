@@ -196,7 +196,8 @@ export class CallRun {
       this.shared.breakers,
       route.breakerKey,
       (error) => this.isDownstreamFailure(error),
-      this.endpoint,
+      // A `breaker.key` of the caller's is the call's one breaker: no route of its own.
+      this.shared.breakerKey === undefined ? this.endpoint : undefined,
       counted,
     );
   }

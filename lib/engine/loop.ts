@@ -58,6 +58,7 @@ async function loop(run: CallRun, first: Attempt | undefined): Promise<AxiosResp
     if (answeredAt !== undefined) run.answeredAt(answeredAt);
     // Each answer is read once; the gate, the judge and the plan read that.
     const answer = (run.answer = readAnswer(attempt, run.shared.now()));
+    if (attempt.error !== undefined) run.gate.attemptFailed(attempt.error);
     observe(run, answer);
     const verdict = await judge(run, attempt, answer);
     if ('accept' in verdict) return finish(run, { response: verdict.accept });

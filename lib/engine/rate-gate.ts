@@ -52,7 +52,7 @@ export function observe(run: CallRun, answer: Answer): void {
   const now = answer.at;
   const paced = run.sentKey === undefined ? undefined : limiters.active(run.sentKey);
   if (!answer.throttle) {
-    if (limiters.weighing > 0) limiters.succeeded(run.origin);
+    if (limiters.weighing > 0) limiters.succeeded(run.origin, now);
     if (paced !== undefined) {
       paced.succeeded();
       if (answer.spent) paced.spentOnSuccess({ pauseMs: holdOf(run, answer) });
@@ -143,7 +143,7 @@ function engageAtSpentQuota(run: CallRun, answer: Answer): void {
 export function noteSuccess(run: CallRun, response: AxiosResponse): void {
   const limiters = run.shared.limiters;
   if (limiters === undefined) return;
-  if (limiters.weighing > 0) limiters.succeeded(run.origin);
+  if (limiters.weighing > 0) limiters.succeeded(run.origin, run.shared.now());
   const headers = response.headers as unknown;
   if (headers === null || typeof headers !== 'object' || !mayBeSpent(headers as Record<string, unknown>)) return;
   const answer = readAnswer({ response }, run.shared.now());

@@ -58,7 +58,11 @@ export function routeTo(
     breakerKey,
     userKey: shared.limiterKey === undefined ? undefined : shared.limiterKey(config),
     budget: shared.budgetFor(origin),
-    guard: guard?.failing === undefined || !guard.closed ? guard : (guard.routeGuard(endpoint()) ?? guard),
+    // A `breaker.key` of the caller's is the call's one breaker: no route of its own.
+    guard:
+      guard?.failing === undefined || !guard.closed || shared.breakerKey !== undefined
+        ? guard
+        : (guard.routeGuard(endpoint()) ?? guard),
     corsSensitive: shared.cors.applies(origin, state, options),
   };
 }

@@ -86,6 +86,21 @@ export class Guard {
   }
 
   /**
+   * An attempt to `route` failed (downstream): the route's failures began now, unless they had
+   * already. Noted at the attempt, not the call's end: calls that give up together (a budget spent)
+   * began failing apart, with their siblings' successes between.
+   */
+  failureBegan(route: string): FailingRoute {
+    const failing = (this.failing ??= new Map());
+    let entry = failing.get(route);
+    if (entry === undefined) {
+      if (failing.size >= FAILING_ROUTES_KEPT) failing.delete(failing.keys().next().value!);
+      failing.set(route, (entry = { since: this.ok, guard: undefined }));
+    }
+    return entry;
+  }
+
+  /**
    * Where a call to `route` that ended in a downstream failure is counted: the route's own breaker
    * once the route is failing while its siblings succeed (a success was counted here since its
    * failures began), else this origin's. So one broken route opens its own breaker and no other
@@ -93,12 +108,7 @@ export class Guard {
    * as ever.
    */
   failureTarget(route: string): Guard {
-    const failing = (this.failing ??= new Map());
-    let entry = failing.get(route);
-    if (entry === undefined) {
-      if (failing.size >= FAILING_ROUTES_KEPT) failing.delete(failing.keys().next().value!);
-      failing.set(route, (entry = { since: this.ok, guard: undefined }));
-    }
+    const entry = this.failureBegan(route);
     if (entry.guard === undefined && this.ok > entry.since) entry.guard = this.maker.routeGuard(this, route);
     return entry.guard ?? this;
   }

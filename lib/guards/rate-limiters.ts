@@ -17,12 +17,14 @@ import type { RateLimitEvent, RateLimitStore } from '../types';
  * A throttle with no hint (a bare 429: no wait, no rate-limit field) engages nothing by itself: a
  * server that refuses a share of calls at random refuses it at any rate, and pacing every other call
  * for it made them slower than plain axios. Such refusals engage their scope's limiter only once they
- * are at least `EVIDENCE.share` of the scope's answers (at least `EVIDENCE.refusals` of them) within
- * `EVIDENCE.windowMs`: then the rate is the cause. Until then each refused call waits its own backoff.
+ * have been at least `EVIDENCE.share` of the answers (at least `EVIDENCE.refusals` of them) for
+ * `EVIDENCE.soonestMs` of an `EVIDENCE.windowMs` window: then the rate is the cause. A burst the
+ * callers' own backoff resolves (a server allowing ten requests in flight, met by twenty at once)
+ * engages nothing. Until then each refused call waits its own backoff, as a 503's would.
  */
 
 /** When bare refusals show that the rate causes them. */
-export const EVIDENCE = { refusals: 5, share: 0.2, windowMs: 2000 } as const;
+export const EVIDENCE = { refusals: 5, share: 0.2, soonestMs: 1000, windowMs: 2000 } as const;
 
 /** Routes throttled within `relaxMs` at which the origin itself counts as limited. */
 const SEVERAL_ROUTES = 3;
@@ -177,17 +179,18 @@ export class RateLimiters {
     const refused = (book.refusals.get(key) ?? 0) + 1;
     if (refused === 1) this.weighing++;
     book.refusals.set(key, refused);
-    if (refused < EVIDENCE.refusals || refused < EVIDENCE.share * (refused + book.successes)) return undefined;
+    const shown = span >= EVIDENCE.soonestMs && refused >= EVIDENCE.refusals;
+    if (!shown || refused < EVIDENCE.share * (refused + book.successes)) return undefined;
     book.refusals.delete(key);
     this.weighing--;
     return { served: (book.successes * 1000) / Math.max(RATE_RULE.stepMs, span) };
   }
 
   /** A success at `origin`: counted where bare refusals are being weighed (`refusedBare`; callers check `weighing`). */
-  succeeded(origin: string): void {
+  succeeded(origin: string, now: number): void {
     const book = this.books.get(origin);
     if (book === undefined || book.refusals.size === 0) return;
-    this.turn(book, this.now());
+    this.turn(book, now);
     book.successes++;
   }
 
