@@ -39,11 +39,13 @@ export interface ServerOptions {
   /** Delay each answer: `slowShare` of them by a time drawn from `slowMs`, the rest from `fastMs` (seeded). */
   latency?: { seed: number; slowShare: number; slowMs: [number, number]; fastMs: [number, number] };
   /**
-   * A token bucket (`ratePerSecond`, `burst`): a request that finds no token is answered 429. `hints`
-   * says what the server tells: `retry-after` (`Retry-After: 1` on a 429), `none`, `ratelimit` (the
-   * IETF draft `RateLimit` and `RateLimit-Policy` on every answer) or `x-ratelimit` (`X-RateLimit-*`
-   * on every answer, the reset in epoch seconds as GitHub sends it). Requests and 429s from
-   * `steadyFrom` (epoch ms) on are counted apart.
+   * A rate limit of `ratePerSecond`, answered 429 beyond, told as `hints` says, each as its documentation
+   * defines it: `retry-after` (`Retry-After: 1` on a 429) and `none` over a token bucket (`burst`);
+   * `ratelimit` (the IETF draft's `RateLimit` and `RateLimit-Policy` on every answer: `t` is "the number
+   * of seconds until additional quota ... is made available") and `x-ratelimit` (`X-RateLimit-*` on
+   * every answer, the reset "the time at which the current rate limit window resets, in UTC epoch
+   * seconds", as GitHub says) over fixed windows of a second, which is what those fields describe.
+   * Requests and 429s from `steadyFrom` (epoch ms) on are counted apart.
    */
   bucket?: { ratePerSecond: number; burst: number; hints: BucketHints; steadyFrom: number };
 }
@@ -87,29 +89,49 @@ let filledAt = 0;
 function takeToken(now: number): { ok: boolean; headers: Record<string, string> } | undefined {
   const bucket = options.bucket;
   if (bucket === undefined) return undefined;
-  tokens = Math.min(bucket.burst, tokens + ((now - filledAt) * bucket.ratePerSecond) / 1000);
-  filledAt = now;
-  const ok = tokens >= 1;
-  if (ok) tokens -= 1;
+  let taken: { ok: boolean; headers: Record<string, string> };
+  if (bucket.hints === 'ratelimit' || bucket.hints === 'x-ratelimit') taken = takeFromWindow(now, bucket);
+  else {
+    tokens = Math.min(bucket.burst, tokens + ((now - filledAt) * bucket.ratePerSecond) / 1000);
+    filledAt = now;
+    const ok = tokens >= 1;
+    if (ok) tokens -= 1;
+    taken = { ok, headers: {} };
+  }
+  const ok = taken.ok;
   if (now >= bucket.steadyFrom) {
     stats.steadyRequests++;
     if (!ok) stats.steadyThrottled++;
   }
   if (!ok) stats.throttled++;
-  const headers: Record<string, string> = {};
-  const remaining = Math.floor(tokens);
-  // Seconds until the bucket is full again, at least one: what a server with whole-second fields says.
-  const resetS = Math.max(1, Math.ceil((bucket.burst - tokens) / bucket.ratePerSecond));
-  if (bucket.hints === 'retry-after' && !ok) headers['retry-after'] = '1';
-  if (bucket.hints === 'ratelimit') {
-    headers['ratelimit-policy'] = `"bucket";q=${bucket.ratePerSecond};w=1`;
-    headers['ratelimit'] = `"bucket";r=${remaining};t=${resetS}`;
-  }
-  if (bucket.hints === 'x-ratelimit') {
-    headers['x-ratelimit-limit'] = String(bucket.ratePerSecond);
-    headers['x-ratelimit-remaining'] = String(remaining);
-    headers['x-ratelimit-reset'] = String(Math.ceil(now / 1000) + resetS);
-  }
+  if (bucket.hints === 'retry-after' && !ok) taken.headers['retry-after'] = '1';
+  return taken;
+}
+
+/** The fixed window of a second that `ratelimit` and `x-ratelimit` describe: its start (epoch s) and requests so far. */
+let window = { second: 0, used: 0 };
+
+/** Counts a request in the window of `now`: whether it was within the limit, and the fields saying what is left. */
+function takeFromWindow(
+  now: number,
+  bucket: NonNullable<ServerOptions['bucket']>,
+): { ok: boolean; headers: Record<string, string> } {
+  const second = Math.floor(now / 1000);
+  if (second !== window.second) window = { second, used: 0 };
+  const ok = window.used < bucket.ratePerSecond;
+  if (ok) window.used++;
+  const remaining = bucket.ratePerSecond - window.used;
+  const headers: Record<string, string> =
+    bucket.hints === 'ratelimit'
+      ? {
+          'ratelimit-policy': `"window";q=${bucket.ratePerSecond};w=1`,
+          ratelimit: `"window";r=${remaining};t=${Math.ceil(second + 1 - now / 1000)}`,
+        }
+      : {
+          'x-ratelimit-limit': String(bucket.ratePerSecond),
+          'x-ratelimit-remaining': String(remaining),
+          'x-ratelimit-reset': String(second + 1),
+        };
   return { ok, headers };
 }
 /** The calls whose first request `failFirstBy` has failed; their next request succeeds. */
@@ -238,6 +260,7 @@ process.on('message', (message: Message) => {
     quotas = (options.quotas ?? []).map((q) => ({ ...q }));
     tokens = options.bucket?.burst ?? 0;
     filledAt = Date.now();
+    window = { second: 0, used: 0 };
   }
   process.send?.({ ...stats, failedIds: [...failedCalls] });
   stats = zero();

@@ -129,7 +129,7 @@ describe.each(['xhr', 'fetch'] as const)('cross-origin in Chromium, over the %s 
     expect(allowing.preflights(path('rate-limited'))).toHaveLength(0);
   });
 
-  test('without Access-Control-Expose-Headers, Retry-After is invisible to the page: the rate limiter paces the retry, not the server wait', async () => {
+  test('without Access-Control-Expose-Headers, Retry-After is invisible to the page: a bare 429, retried after its backoff as a 503 would be', async () => {
     const url = unexposed.route(path('rate-limited'), [{ status: 429, headers: { 'retry-after': '2' } }, 200]);
     const seen = await runInPage(watched.page, {
       adapter,
@@ -137,8 +137,9 @@ describe.each(['xhr', 'fetch'] as const)('cross-origin in Chromium, over the %s 
       calls: [{ url }],
     });
     expect(seen.calls[0]).toMatchObject({ ok: true, status: 200, retryState: { attempts: 2 } });
-    // With no hint the page sees, the retry waits the backoff a 503 would get (issue 29), then its turn.
-    expect(seen.retries.map((r) => [r.reason, r.delaySource])).toEqual([['rate-limited', 'backoff']]);
+    // With no hint the page sees, the retry waits the backoff a 503 would get; one bare refusal engages
+    // no pacing (issue 41).
+    expect(seen.retries.map((r) => [r.reason, r.delaySource])).toEqual([['429', 'backoff']]);
     expect(seen.calls[0]!.retryState!.delaysMs[0]).toBeLessThan(5);
     // The server did send it; the browser kept it from the page.
     const [first, second] = unexposed.requests(path('rate-limited'));

@@ -1,6 +1,7 @@
 /**
- * The rate limiter in Chromium, on axios's two browser adapters: a 429's Retry-After pauses the
- * origin, and its next calls are paced while the limiter is on (no Node timers needed).
+ * The rate limiter in Chromium, on axios's two browser adapters: a 429's short retry-after-ms is
+ * waited by the refused call, and its route's next calls are paced while the limiter is on (no Node
+ * timers needed); another route's calls are not its concern.
  */
 import { runInPage } from './browser';
 import { pageFixture } from './page-fixture';
@@ -8,36 +9,39 @@ import { pageFixture } from './page-fixture';
 const fixture = pageFixture('app');
 
 describe.each(['xhr', 'fetch'] as const)('in Chromium, over the %s adapter', (adapter) => {
-  test("a 429's retry-after-ms pauses the origin; its next call is paced, and nothing fails", async () => {
+  test("a 429's retry-after-ms is waited by its call; the route's next call is paced, and nothing fails", async () => {
     const throttled = fixture.server.route(`/api/${adapter}/limited`, [
       { status: 429, headers: { 'retry-after-ms': '300', 'retry-after': '30' } },
       200,
     ]);
-    const next = fixture.server.route(`/api/${adapter}/next`, [200]);
+    const other = fixture.server.route(`/api/${adapter}/other`, [200]);
     const seen = await runInPage(fixture.watched.page, {
       adapter,
       plugin: {},
       recordAttempts: true,
-      calls: [{ url: throttled }, { url: next }],
+      calls: [{ url: throttled }, { url: throttled }, { url: throttled }, { url: other }],
     });
-    expect(seen.calls.map((c) => c.ok)).toEqual([true, true]);
-    expect(seen.retries.map((r) => [r.reason, r.delaySource])).toEqual([['rate-limited', 'retry-after']]);
-    const [first, retry] = fixture.server.requests(`/api/${adapter}/limited`);
-    const [after] = fixture.server.requests(`/api/${adapter}/next`);
-    // retry-after-ms, not Retry-After's 30 s: the retry went out after the 300 ms pause.
+    expect(seen.calls.map((c) => c.ok)).toEqual([true, true, true, true]);
+    expect(seen.retries.map((r) => [r.call, r.reason, r.delaySource])).toEqual([[0, 'rate-limited', 'retry-after']]);
+    const [first, retry, next] = fixture.server.requests(`/api/${adapter}/limited`);
+    // retry-after-ms, not Retry-After's 30 s: the retry went out after the 300 ms wait.
     expect(retry!.at - first!.at).toBeGreaterThanOrEqual(290);
     expect(retry!.at - first!.at).toBeLessThan(5000);
-    expect(after!.at).toBeGreaterThan(retry!.at);
-    // The limiter was on (at its starting 20 calls a second): the next call waited its turn. Timed
+    expect(next!.at).toBeGreaterThan(retry!.at);
+    expect(fixture.server.requests(`/api/${adapter}/other`)).toHaveLength(1);
+    // The route's limiter was on (at its starting 20 calls a second, which lets one call use the turn
+    // just missed): the second call after the retry waited its turn, 50 ms after the retry's. Timed
     // by the page's clock as each attempt left its turn: arrival times at the server can bunch on a
-    // busy machine (a late retry, an on-time next call), but a turn never comes early.
+    // busy machine, but a turn never comes early.
     const sent = (call: number, attempt: number) =>
       seen.attempts.find((a) => a.call === call && a.attempt === attempt)!;
     expect(seen.attempts.map((a) => [a.call, a.attempt])).toEqual([
       [0, 1],
       [0, 2],
       [1, 1],
+      [2, 1],
+      [3, 1],
     ]);
-    expect(sent(1, 1).at - sent(0, 2).at).toBeGreaterThanOrEqual(40);
+    expect(sent(2, 1).at - sent(0, 2).at).toBeGreaterThanOrEqual(40);
   });
 });

@@ -260,3 +260,24 @@ test('a success that spent the quota holds the rate where it is for a step', asy
   // Without it, slow start doubles the rate every step.
   expect(limiter.ratePerSecond).toBeGreaterThan(before);
 });
+
+test("a window's quota, as the server last told it, holds the queue once the calls sent since have spent it", async () => {
+  const limiter = make();
+  limiter.throttled({ sentAt: -Infinity, startRate: 1000 });
+  const start = Date.now();
+  // Two left until the window resets in 500 ms, counted as of a request sent 10 ms ago.
+  limiter.windowQuota(2, start + 500, start - 10);
+  const released: Array<[number, number]> = [];
+  queueUp(limiter, 4, released);
+  await jest.advanceTimersByTimeAsync(100);
+  expect(released.map(([i]) => i)).toEqual([0, 1]);
+  expect(limiter.expectedWaitMs()).toBeGreaterThanOrEqual(400);
+  // An answer to a request sent before that one says nothing newer: still held.
+  limiter.windowQuota(5, start + 500, start - 50);
+  await jest.advanceTimersByTimeAsync(300);
+  expect(released).toHaveLength(2);
+  // The reset: a new window, the rest go at the pace.
+  await jest.advanceTimersByTimeAsync(100);
+  expect(released.map(([i]) => i)).toEqual([0, 1, 2, 3]);
+  expect(released[2]![1]).toBeGreaterThanOrEqual(start + 500);
+});

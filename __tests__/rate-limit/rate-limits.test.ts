@@ -89,7 +89,7 @@ test('a wait of 5 s or more holds every call of the throttled route until it end
   expect(t.server.requests.map((r) => r.url)).toEqual(['/a', '/b']);
 });
 
-test('a throttled retry paced by its limiter takes no budget token; a bare 429 retry takes one, as a 503 does', async () => {
+test('a throttle’s retry takes no budget token, paced by its limiter or not yet (a bare 429 waits its backoff)', async () => {
   t.handler = throttleFirst(1, { 'retry-after-ms': '5' });
   const paced = client({ budget: { ratio: 0, minPerSecond: 0 } });
   expect((await paced.http.get(`${t.server.url}/r`)).status).toBe(200);
@@ -97,9 +97,9 @@ test('a throttled retry paced by its limiter takes no budget token; a bare 429 r
   t.server.requests.length = 0;
   t.handler = throttleFirst(1);
   const bare = client({ budget: { ratio: 0, minPerSecond: 0 } });
-  const error = await rejection(bare.http.get(`${t.server.url}/r`));
-  expect(stateOf(error).stopReason).toBe('budget-exhausted');
-  expect(t.server.requests).toHaveLength(1);
+  expect((await bare.http.get(`${t.server.url}/r`)).status).toBe(200);
+  expect(t.server.requests).toHaveLength(2);
+  expect(bare.plugin.limiter(`${t.server.url}/r`)).toBeUndefined();
 });
 
 test('a 503 retry still needs a token (unchanged)', async () => {
@@ -274,6 +274,23 @@ describe('a throttle with a hint reaches its limiter; one that says nothing but 
     for (let i = 0; i < 4; i++) await http.get(`${t.server.url}/t`);
     expect(plugin.limiter(`${t.server.url}/t`)).toBeUndefined();
     await http.get(`${t.server.url}/t`);
+    expect(plugin.limiter(`${t.server.url}/t`)).toMatchObject({ state: 'on', scope: 'GET /t' });
+  });
+
+  test('a fifth of the answers refused, held for a second, engages too; not before the second', async () => {
+    // One request in four refused, with no hint; the plugin's clock moves 100 ms a request.
+    let clock = 1_000_000;
+    t.handler = (_req, res, index) => {
+      clock += 100;
+      if (index % 4 === 0) res.writeHead(429).end();
+      else res.writeHead(200).end('ok');
+    };
+    const { http, plugin } = client({ baseDelayMs: 1, now: () => clock });
+    // Five refusals by the 17th request (1.6 s): a quarter of the answers, held past a second.
+    for (let i = 0; i < 12; i++) await http.get(`${t.server.url}/t`);
+    expect(plugin.limiter(`${t.server.url}/t`)).toBeUndefined();
+    await http.get(`${t.server.url}/t`);
+    expect(t.server.requests).toHaveLength(18);
     expect(plugin.limiter(`${t.server.url}/t`)).toMatchObject({ state: 'on', scope: 'GET /t' });
   });
 

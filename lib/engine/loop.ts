@@ -170,10 +170,12 @@ async function retry(run: CallRun, decision: Decision): Promise<Outcome | Wait> 
     return step.stop === 'circuit-open' ? circuitOpen(run) : stop(run, step.stop);
   }
   if (step.backoffMs !== undefined) run.previousDelayMs = Math.max(step.backoffMs, options.baseDelayMs);
-  // A throttled attempt's retry, at a gate that is on, is paced there to the rate the server allows:
-  // it needs no budget token. Any other spends one, last, so a retry refused above spends none.
+  // A throttle's retry takes no budget token: the server did not process the request, and the rate
+  // limiter, not the budget, bounds such retries (paced at its scope's gate once the answers show the
+  // rate is the cause; until then each waits its backoff). Any other failure's retry spends one, last,
+  // so a retry refused above spends none.
   const paced = run.pushback.throttled && gate !== undefined;
-  if (!paced && !(await run.token.take())) return stop(run, 'budget-exhausted');
+  if (run.answer?.throttle !== true && !(await run.token.take())) return stop(run, 'budget-exhausted');
 
   const onRetry = options.onRetry;
   const listened = shared.listeners.has('retry');

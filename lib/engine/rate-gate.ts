@@ -57,6 +57,7 @@ export function observe(run: CallRun, answer: Answer): void {
       paced.succeeded();
       if (answer.spent) paced.spentOnSuccess({ pauseMs: holdOf(run, answer) });
       paced.hinted(answer.policyRate);
+      tellWindow(paced, run, answer);
     } else if (answer.spent) {
       engageAtSpentQuota(run, answer);
     }
@@ -87,6 +88,17 @@ export function observe(run: CallRun, answer: Answer): void {
     },
     now,
   );
+  tellWindow(limiter, run, answer);
+}
+
+/**
+ * A window's quota an answer of a paced scope tells (`X-RateLimit-*`, IETF `RateLimit`; not a quota
+ * that refills continuously): what is left of it, counted as of the answered request's send time.
+ */
+function tellWindow(limiter: RateLimiter, run: CallRun, answer: Answer): void {
+  const hint = answer.hint;
+  if (hint?.remaining === undefined || hint.resetMs === undefined || hint.replenishes === true) return;
+  limiter.windowQuota(hint.remaining, answer.at + hint.resetMs, run.sentAt);
 }
 
 /**

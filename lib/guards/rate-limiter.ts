@@ -46,6 +46,9 @@ export class RateLimiter implements RateLimiterView {
   private readonly turns = new TurnQueue();
   private lastThrottleAt = -Infinity;
   private timer: ReturnType<typeof setTimeout> | undefined;
+  /** The window's quota the server last told (`windowQuota`), and the send times since it was counted. */
+  private quota: { remaining: number; resetAt: number; asOf: number } | undefined;
+  private readonly sends: number[] = [];
   /** The origin and the scope within it that the key names (`scopeOf`), for events and views. */
   readonly where: { origin: string; scope?: string };
 
@@ -105,7 +108,7 @@ export class RateLimiter implements RateLimiterView {
     const rule = this.rule;
     if (rule === undefined) return 0;
     if (this.pacing?.active) return this.pacing.expectedWaitMs(this.queued, now);
-    const start = Math.max(now, rule.nextAt, rule.pausedUntil);
+    const start = Math.max(now, rule.nextAt, rule.pausedUntil, this.windowHeldUntil(now));
     return start - now + (this.queued * 1000) / rule.ratePerSecond;
   }
 
@@ -175,6 +178,20 @@ export class RateLimiter implements RateLimiterView {
     return Math.max(0, until - now);
   }
 
+  /**
+   * A window's quota the server told (`X-RateLimit-*`, IETF `RateLimit`): `remaining` requests until
+   * `resetAt`, counted as of a request sent at `asOf`. Until the reset, calls go only while the sends
+   * since `asOf` leave some of it (the calls already in flight are counted against it), so a truthful
+   * window is not overrun by the calls sent before its last answer came back.
+   */
+  windowQuota(remaining: number, resetAt: number, asOf: number): void {
+    const quota = this.quota;
+    if (quota !== undefined && quota.resetAt === resetAt && asOf < quota.asOf) return;
+    this.quota = { remaining, resetAt, asOf };
+    const kept = this.sends.findIndex((at) => at > asOf);
+    this.sends.splice(0, kept === -1 ? this.sends.length : kept);
+  }
+
   /** The server's policy states its rate (a `RateLimit-Policy`): pace to it while on. */
   hinted(policyRate: number | undefined): void {
     if (this.rule === undefined) return;
@@ -212,10 +229,31 @@ export class RateLimiter implements RateLimiterView {
   }
 
   /**
-   * Whether one call may go now, taking its send time if so: the fleet's, while shared (the store
-   * moves the rate), else the rule's (`take`: grown while calls wait beyond the rate, then booked).
+   * Whether one call may go now, taking its send time if so: not while a window's quota is spent by
+   * the calls sent since its last word (`windowQuota`); then by the pace (`admitted`).
    */
   private goesNow(now: number): boolean {
+    if (this.windowHeldUntil(now) > 0 || !this.admitted(now)) return false;
+    if (this.quota !== undefined) this.sends.push(now);
+    return true;
+  }
+
+  /** Until when a window's quota holds the queue (0: it does not): spent by the calls sent since it was told. */
+  private windowHeldUntil(now: number): number {
+    const quota = this.quota;
+    if (quota === undefined) return 0;
+    if (now < quota.resetAt) return quota.remaining <= this.sends.length ? quota.resetAt : 0;
+    // A new window: nothing is known of it until its first answer.
+    this.quota = undefined;
+    this.sends.length = 0;
+    return 0;
+  }
+
+  /**
+   * Whether the pace lets one call go now, taking its send time if so: the fleet's, while shared (the
+   * store moves the rate), else the rule's (`take`: grown while calls wait beyond the rate, then booked).
+   */
+  private admitted(now: number): boolean {
     if (this.pacing?.active) {
       const next = this.pacing.next(now);
       if (next === undefined || now < next) return false;
@@ -233,9 +271,10 @@ export class RateLimiter implements RateLimiterView {
     this.timer = undefined;
     this.pacing?.want(this.queued, this.wake);
     if (this.queued === 0 || this.rule === undefined) return;
-    const at = this.pacing?.active ? this.pacing.next(now) : Math.max(this.rule.nextAt, this.rule.pausedUntil);
+    const paced = this.pacing?.active ? this.pacing.next(now) : Math.max(this.rule.nextAt, this.rule.pausedUntil);
     // Shared, with no send time held yet: the store's answer (or the pacing's own timer) wakes the queue.
-    if (at === undefined) return;
+    if (paced === undefined) return;
+    const at = Math.max(paced, this.windowHeldUntil(now));
     // Referenced: a waiting call is work its caller awaits, and a pending promise keeps no process alive.
     this.timer = setTimeout(this.release, Math.max(0, at - now));
   }

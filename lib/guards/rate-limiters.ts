@@ -17,14 +17,15 @@ import type { RateLimitEvent, RateLimitStore } from '../types';
  * A throttle with no hint (a bare 429: no wait, no rate-limit field) engages nothing by itself: a
  * server that refuses a share of calls at random refuses it at any rate, and pacing every other call
  * for it made them slower than plain axios. Such refusals engage their scope's limiter only once they
- * have been at least `EVIDENCE.share` of the answers (at least `EVIDENCE.refusals` of them) for
- * `EVIDENCE.soonestMs` of an `EVIDENCE.windowMs` window: then the rate is the cause. A burst the
- * callers' own backoff resolves (a server allowing ten requests in flight, met by twenty at once)
- * engages nothing. Until then each refused call waits its own backoff, as a 503's would.
+ * are a share of its answers no chance could make (at least `EVIDENCE.refusals` of them, within an
+ * `EVIDENCE.windowMs` window): half of them, held for `EVIDENCE.soonestMs` (a storm), or a fifth, held
+ * for `EVIDENCE.heldMs`. Then the rate is the cause. A burst the callers' own backoff resolves (a server
+ * allowing ten requests in flight, met by twenty at once) engages nothing. Until then each refused
+ * call waits its own backoff, as a 503's would.
  */
 
 /** When bare refusals show that the rate causes them. */
-export const EVIDENCE = { refusals: 5, share: 0.2, soonestMs: 1000, windowMs: 2000 } as const;
+export const EVIDENCE = { refusals: 5, storm: 0.5, soonestMs: 200, share: 0.2, heldMs: 1000, windowMs: 2000 } as const;
 
 /** Routes throttled within `relaxMs` at which the origin itself counts as limited. */
 const SEVERAL_ROUTES = 3;
@@ -179,8 +180,11 @@ export class RateLimiters {
     const refused = (book.refusals.get(key) ?? 0) + 1;
     if (refused === 1) this.weighing++;
     book.refusals.set(key, refused);
-    const shown = span >= EVIDENCE.soonestMs && refused >= EVIDENCE.refusals;
-    if (!shown || refused < EVIDENCE.share * (refused + book.successes)) return undefined;
+    const share = refused / (refused + book.successes);
+    const shown =
+      refused >= EVIDENCE.refusals &&
+      ((span >= EVIDENCE.soonestMs && share >= EVIDENCE.storm) || (span >= EVIDENCE.heldMs && share >= EVIDENCE.share));
+    if (!shown) return undefined;
     book.refusals.delete(key);
     this.weighing--;
     return { served: (book.successes * 1000) / Math.max(RATE_RULE.stepMs, span) };

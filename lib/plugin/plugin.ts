@@ -36,15 +36,17 @@ export interface RetryPlugin {
   budget(url: string): RetryBudgetLike | undefined;
   /**
    * The opossum breaker with key `keyOrUrl` (a `breaker.key` result), or else the one guarding that
-   * URL's origin, for its events (`open`, `halfOpen`, `close`, `failure`, `reject`, …) and `stats`;
+   * URL's calls (its route's own, when the route was found failing while its siblings succeed, else
+   * its origin's), for its events (`open`, `halfOpen`, `close`, `failure`, `reject`, …) and `stats`;
    * `undefined` when breakers are off or it has not been used yet. A key that has only succeeded
    * has no opossum breaker until its first failure: this read makes it, closed, with its successes.
    */
   breaker(keyOrUrl: string): CircuitBreakerView | undefined;
   /**
-   * A snapshot of the rate limiter of `keyOrUrl` (a `breaker.key` result) or else of that URL's
-   * origin: its state (`'off'` or `'on'`), its rate per second and its queue; `undefined` when
-   * `rateLimit` is `false` or the origin never throttled.
+   * A snapshot of the rate limiter with key `keyOrUrl` (a `rateLimit.key` result), or else of the one
+   * pacing that URL's calls (its origin's, its route's, or the origin's scope used last): its state
+   * (`'off'` or `'on'`), its `scope`, its rate per second, its queue and its hold; `undefined` when
+   * `rateLimit` is `false` or no scope there ever throttled.
    */
   limiter(keyOrUrl: string): RateLimiterView | undefined;
   /**

@@ -75,16 +75,20 @@ export interface RetryPluginOptions {
    */
   budget?: false | RetryBudgetLike | { ratio?: number; minPerSecond?: number; windowMs?: number; maxOrigins?: number };
   /**
-   * The per-origin circuit breaker (opossum, counting calls), or `false` for none.
+   * The per-origin circuit breaker (opossum, counting calls), or `false` for none. A route failing
+   * while the origin's other routes succeed gets a breaker of its own (`key` chooses the breaker
+   * yourself, and then no route has one).
    * @default { errorThresholdPercentage: 50, volumeThreshold: 10, resetTimeout: 2000, maxResetTimeout: 60000, rollingCountTimeout: 10000, rollingCountBuckets: 10, maxOrigins: 1000 }
    */
   breaker?: false | BreakerOptions;
   /**
-   * The adaptive per-origin rate limiter, or `false` for none. Off until an origin throttles (a
-   * 429, a 503 with `Retry-After`, a `RateLimit` header saying the quota is spent); then that
-   * origin's calls and retries wait their turn in a FIFO queue, paced at the rate the server
-   * allows, and it relaxes after 5 s without a throttle. A server's `Retry-After` pauses the whole
-   * origin. See docs/guides/rate-limits.md.
+   * The adaptive rate limiter, or `false` for none. Off until throttled, and scoped by what the answers
+   * say: the quota the server names (`X-RateLimit-Resource`), a route and the model its body names, a
+   * route, the origin once several routes throttle (`key` chooses the scope yourself). A throttle with a
+   * hint engages its scope at once; bare 429s only once they are a fifth of its answers for a second.
+   * Then that scope's calls and retries wait their turn in a FIFO queue, paced from the rate the scope
+   * was served at, and it relaxes 5 s after its last throttle. A spent quota holds the scope until its
+   * reset; a server wait holds it with a spent quota or from 5 s on. See docs/guides/rate-limits.md.
    * @default { maxQueue: 10000, maxOrigins: 1000 }
    */
   rateLimit?: false | RateLimitOptions;
