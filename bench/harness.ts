@@ -144,7 +144,7 @@ export function withRetryAxios(key: string, label: string, config?: rax.RetryCon
 
 /**
  * Plain axios and the two peers retrying up to 5 times (axios-retry with its exponential delay):
- * what a server that pushes back is measured against (`bench:ratelimit`, `bench:random-refusals`).
+ * what a server that pushes back is measured against (`bench:ratelimit`, `bench:never-worse`).
  */
 export function plainAndPeers(): Contender[] {
   return [

@@ -319,6 +319,18 @@ describe('dialects (finding 5)', () => {
     expect(response.config.retryState).toMatchObject({ attempts: 2, delaysMs: [120] });
   });
 
+  test("OpenAI's spent quota without its limit, whole again in 1s: the retry waits that second, not a backoff", async () => {
+    fake(NOW);
+    t.handler = (_req, res, index) =>
+      index === 0
+        ? res.writeHead(429, { 'x-ratelimit-remaining-requests': '0', 'x-ratelimit-reset-requests': '1s' }).end()
+        : res.writeHead(200).end('ok');
+    const { http } = client({ random: () => 0.5 });
+    const response = await settle(http.get(`${t.server.url}/v1/chat`), 1);
+    expect(response.config.retryState).toMatchObject({ attempts: 2, delaysMs: [1000] });
+    expect(t.server.requests).toHaveLength(2);
+  });
+
   test("Anthropic's 529 (overloaded) is retried as a 503 is", async () => {
     t.handler = (_req, res, index) => res.writeHead(index === 0 ? 529 : 200).end();
     const { http } = client();

@@ -1,6 +1,7 @@
 import { TurnQueue } from './turn-queue';
 import type { Turn } from './turn-queue';
 import { atLimit, counted, paused, RATE_RULE, take, throttle, withPolicy } from './rate-rule';
+import { WindowQuota } from './window-quota';
 import type { RateState } from './rate-rule';
 import type { LimiterState, RateLimitEvent, RateLimitPacing, RateLimiterView } from '../types';
 
@@ -46,9 +47,7 @@ export class RateLimiter implements RateLimiterView {
   private readonly turns = new TurnQueue();
   private lastThrottleAt = -Infinity;
   private timer: ReturnType<typeof setTimeout> | undefined;
-  /** The window's quota the server last told (`windowQuota`), and the send times since it was counted. */
-  private quota: { remaining: number; resetAt: number; asOf: number } | undefined;
-  private readonly sends: number[] = [];
+  private readonly window = new WindowQuota();
   /** The origin and the scope within it that the key names (`scopeOf`), for events and views. */
   readonly where: { origin: string; scope?: string };
 
@@ -108,7 +107,7 @@ export class RateLimiter implements RateLimiterView {
     const rule = this.rule;
     if (rule === undefined) return 0;
     if (this.pacing?.active) return this.pacing.expectedWaitMs(this.queued, now);
-    const start = Math.max(now, rule.nextAt, rule.pausedUntil, this.windowHeldUntil(now));
+    const start = Math.max(now, rule.nextAt, rule.pausedUntil, this.window.heldUntil(now));
     return start - now + (this.queued * 1000) / rule.ratePerSecond;
   }
 
@@ -178,18 +177,9 @@ export class RateLimiter implements RateLimiterView {
     return Math.max(0, until - now);
   }
 
-  /**
-   * A window's quota the server told (`X-RateLimit-*`, IETF `RateLimit`): `remaining` requests until
-   * `resetAt`, counted as of a request sent at `asOf`. Until the reset, calls go only while the sends
-   * since `asOf` leave some of it (the calls already in flight are counted against it), so a truthful
-   * window is not overrun by the calls sent before its last answer came back.
-   */
+  /** A fixed window's quota the server told (see `WindowQuota`): calls go only while some is left. */
   windowQuota(remaining: number, resetAt: number, asOf: number): void {
-    const quota = this.quota;
-    if (quota !== undefined && quota.resetAt === resetAt && asOf < quota.asOf) return;
-    this.quota = { remaining, resetAt, asOf };
-    const kept = this.sends.findIndex((at) => at > asOf);
-    this.sends.splice(0, kept === -1 ? this.sends.length : kept);
+    this.window.tell(remaining, resetAt, asOf);
   }
 
   /** The server's policy states its rate (a `RateLimit-Policy`): pace to it while on. */
@@ -233,20 +223,9 @@ export class RateLimiter implements RateLimiterView {
    * the calls sent since its last word (`windowQuota`); then by the pace (`admitted`).
    */
   private goesNow(now: number): boolean {
-    if (this.windowHeldUntil(now) > 0 || !this.admitted(now)) return false;
-    if (this.quota !== undefined) this.sends.push(now);
+    if (this.window.heldUntil(now) > 0 || !this.admitted(now)) return false;
+    this.window.sent(now);
     return true;
-  }
-
-  /** Until when a window's quota holds the queue (0: it does not): spent by the calls sent since it was told. */
-  private windowHeldUntil(now: number): number {
-    const quota = this.quota;
-    if (quota === undefined) return 0;
-    if (now < quota.resetAt) return quota.remaining <= this.sends.length ? quota.resetAt : 0;
-    // A new window: nothing is known of it until its first answer.
-    this.quota = undefined;
-    this.sends.length = 0;
-    return 0;
   }
 
   /**
@@ -274,7 +253,7 @@ export class RateLimiter implements RateLimiterView {
     const paced = this.pacing?.active ? this.pacing.next(now) : Math.max(this.rule.nextAt, this.rule.pausedUntil);
     // Shared, with no send time held yet: the store's answer (or the pacing's own timer) wakes the queue.
     if (paced === undefined) return;
-    const at = Math.max(paced, this.windowHeldUntil(now));
+    const at = Math.max(paced, this.window.heldUntil(now));
     // Referenced: a waiting call is work its caller awaits, and a pending promise keeps no process alive.
     this.timer = setTimeout(this.release, Math.max(0, at - now));
   }
