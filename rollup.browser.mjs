@@ -59,18 +59,22 @@ export const browserEntries = {
   'rate-limiting': 'lib/browser/rate-limiting.ts',
 };
 
-/** ESM and CommonJS builds of the entries into `dir`, their shared code in chunks. */
+/**
+ * ESM and CommonJS builds of the entries into `dir`, their shared code in chunks. A chunk an entry
+ * reaches only through another chunk is not hoisted into the entry as a bare `import './x.mjs'`:
+ * the package says `"sideEffects": false`, so a bundler ignores such an import and warns about it.
+ */
 export function outputsTo(dir) {
+  const shared = { dir, sourcemap: false, hoistTransitiveImports: false };
   return [
-    { dir, format: 'es', entryFileNames: '[name].mjs', chunkFileNames: '[name]-[hash].mjs', sourcemap: false },
+    { ...shared, format: 'es', entryFileNames: '[name].mjs', chunkFileNames: '[name]-[hash].mjs' },
     {
-      dir,
+      ...shared,
       format: 'cjs',
       entryFileNames: '[name].cjs',
       chunkFileNames: '[name]-[hash].cjs',
       exports: 'named',
       interop: 'auto',
-      sourcemap: false,
     },
   ];
 }
