@@ -8,6 +8,9 @@
 // - hedging and fault injection → stubs that run the code an option value brings
 //   (`hedging()` from axios-resilience/hedging, `chaos()` from axios-resilience/chaos), or throw a
 //   TypeError naming that import;
+// - the cross-call rate limiter (its options and gate) → stand-ins that make none unless the
+//   `rateLimit` value brings it (`rateLimiting()` from axios-resilience/rate-limiting): a browser
+//   app's calls each wait what their server asks, and pace together only on request;
 // - the rate-limit header dialects and Node stream recording → lib/browser/ stand-ins.
 //
 // Modules in lib/browser/ import the real ones (a capability entry brings the real hedging code),
@@ -28,6 +31,8 @@ export const SWAPS = new Map([
   [lib('policy/chaos-options.ts'), lib('browser/chaos-options.ts')],
   [lib('engine/node-recording.ts'), lib('browser/node-recording.ts')],
   [lib('policy/rate-limit-dialects.ts'), lib('browser/dialects-slot.ts')],
+  [lib('policy/rate-limit-options.ts'), lib('browser/rate-limit-options.ts')],
+  [lib('engine/rate-gate.ts'), lib('browser/rate-gate.ts')],
 ]);
 
 export const STANDINS = lib('browser') + sep;
@@ -51,20 +56,25 @@ export const browserEntries = {
   hedging: 'lib/browser/hedging.ts',
   chaos: 'lib/browser/fault-injection.ts',
   'rate-limit-headers': 'lib/browser/rate-limit-headers.ts',
+  'rate-limiting': 'lib/browser/rate-limiting.ts',
 };
 
-/** ESM and CommonJS builds of the entries into `dir`, their shared code in chunks. */
+/**
+ * ESM and CommonJS builds of the entries into `dir`, their shared code in chunks. A chunk an entry
+ * reaches only through another chunk is not hoisted into the entry as a bare `import './x.mjs'`:
+ * the package says `"sideEffects": false`, so a bundler ignores such an import and warns about it.
+ */
 export function outputsTo(dir) {
+  const shared = { dir, sourcemap: false, hoistTransitiveImports: false };
   return [
-    { dir, format: 'es', entryFileNames: '[name].mjs', chunkFileNames: '[name]-[hash].mjs', sourcemap: false },
+    { ...shared, format: 'es', entryFileNames: '[name].mjs', chunkFileNames: '[name]-[hash].mjs' },
     {
-      dir,
+      ...shared,
       format: 'cjs',
       entryFileNames: '[name].cjs',
       chunkFileNames: '[name]-[hash].cjs',
       exports: 'named',
       interop: 'auto',
-      sourcemap: false,
     },
   ];
 }

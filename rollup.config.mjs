@@ -17,6 +17,7 @@ const entries = {
   hedging: 'lib/capabilities/hedging.ts',
   chaos: 'lib/capabilities/chaos.ts',
   'rate-limit-headers': 'lib/capabilities/rate-limit-headers.ts',
+  'rate-limiting': 'lib/capabilities/rate-limiting.ts',
 };
 
 const build = (name, input) => [

@@ -33,6 +33,9 @@ export const APPS = {
   'rate-limit-headers':
     `import axios from 'axios';\nimport { retryPlugin } from 'axios-resilience';\nimport { useRateLimitHeaders } from 'axios-resilience/rate-limit-headers';\n` +
     `useRateLimitHeaders();\nretryPlugin().install(axios);\n${KEEP}\n`,
+  'rate-limiting':
+    `import axios from 'axios';\nimport { retryPlugin } from 'axios-resilience';\nimport { rateLimiting } from 'axios-resilience/rate-limiting';\n` +
+    `retryPlugin({ rateLimit: rateLimiting() }).install(axios);\n${KEEP}\n`,
   'axios-retry': `import axios from 'axios';\nimport axiosRetry from 'axios-retry';\naxiosRetry(axios);\n${KEEP}\n`,
   'retry-axios': `import axios from 'axios';\nimport * as rax from 'retry-axios';\nrax.attach(axios);\n${KEEP}\n`,
 };

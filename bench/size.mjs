@@ -18,7 +18,7 @@ const PARTS = [
   ],
   [
     'rate limiter (queue, rule, gate, Retry-After headers)',
-    /guards\/(rate-|turn-queue|quota-resets)|engine\/rate-gate|policy\/(rate-limit-headers|header-values|retry-after)/,
+    /guards\/(rate-|turn-queue|quota-resets)|engine\/(rate-gate|pushback)|policy\/(rate-limit-headers|header-values|retry-after)/,
   ],
   ['retry budget', /guards\/(budget|local-budget|origin-budget|store-health)\.ts|engine\/admission/],
   [
@@ -55,7 +55,7 @@ for (const [app, label] of [
 lines.push('\n## Each capability, on top of the default plugin\n');
 lines.push('| capability | bundler | minified | gzip | brotli |');
 lines.push('| --- | --- | ---: | ---: | ---: |');
-for (const app of ['hedging', 'chaos', 'rate-limit-headers']) {
+for (const app of ['hedging', 'chaos', 'rate-limit-headers', 'rate-limiting']) {
   for (const bundler of ['esbuild', 'vite']) {
     lines.push(
       `| axios-resilience/${app} | ${bundler} | ${cells(minus(added[bundler][app], added[bundler].default))} |`,

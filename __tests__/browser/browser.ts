@@ -88,6 +88,8 @@ export interface RunSpec {
   plugin?: Record<string, unknown>;
   /** Calls `useRateLimitHeaders()` first (page-wide from then on). */
   rateLimitHeaders?: true;
+  /** Gives the plugin `rateLimit: rateLimiting(plugin.rateLimit)` (the cross-call limiter a browser build leaves out). */
+  rateLimiting?: true;
   /** Records when each attempt went out, by the page's clock (a `beforeAttempt` hook). */
   recordAttempts?: true;
   calls: CallSpec[];
@@ -105,6 +107,8 @@ export interface RetryStateSeen {
 }
 
 export interface CallSeen {
+  /** `plugin.limiter(url)` as the call ended (`undefined`: no limiter for it). */
+  limiter?: { state: string; ratePerSecond: number | null; queued: number; pausedUntil: number; scope?: string };
   ok: boolean;
   status?: number;
   data?: unknown;

@@ -77,7 +77,7 @@ describe.each(BUNDLERS)('%s, default settings', (bundler) => {
     expect(server.requests('/api/browser-build/flaky')).toHaveLength(2);
   });
 
-  test('hedge or chaos given without its subpath is a TypeError that names the import', async () => {
+  test('hedge, chaos or rateLimit given without its subpath is a TypeError that names the import; rateLimit: false is fine', async () => {
     const { watched } = get();
     const messages = await watched.page.evaluate(async () => {
       const lib = (window as unknown as { axrLib: { retryPlugin(o: unknown): unknown } }).axrLib;
@@ -89,15 +89,26 @@ describe.each(BUNDLERS)('%s, default settings', (bundler) => {
           return `${(error as Error).name}: ${(error as Error).message}`;
         }
       };
-      return [thrown({ hedge: { delayMs: 50 } }), thrown({ chaos: { faults: [{ rate: 1, status: 503 }] } })];
+      return [
+        thrown({ hedge: { delayMs: 50 } }),
+        thrown({ chaos: { faults: [{ rate: 1, status: 503 }] } }),
+        thrown({ rateLimit: {} }),
+        thrown({ rateLimit: { maxQueue: 100 } }),
+        thrown({ rateLimit: false }),
+      ];
     });
+    const rateLimitError =
+      "TypeError: axios-resilience: rateLimit needs axios-resilience/rate-limiting in a browser build: import { rateLimiting } from 'axios-resilience/rate-limiting' and pass rateLimit: rateLimiting({ ... })";
     expect(messages).toEqual([
       "TypeError: axios-resilience: hedge needs axios-resilience/hedging in a browser build: import { hedging } from 'axios-resilience/hedging' and pass hedge: hedging({ ... })",
       "TypeError: axios-resilience: chaos needs axios-resilience/chaos in a browser build: import { chaos } from 'axios-resilience/chaos' and pass chaos: chaos({ ... })",
+      rateLimitError,
+      rateLimitError,
+      'no error',
     ]);
   });
 
-  test('useRateLimitHeaders() from the built subpath: a spent X-RateLimit quota stops the call as rate-limited', async () => {
+  test('useRateLimitHeaders() and rateLimiting() from the built subpaths: a spent X-RateLimit quota stops the call as rate-limited', async () => {
     const { server } = get();
     const spent = { status: 429, headers: { 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': '100' } };
     const before = server.route('/api/browser-build/quota-before', [spent]);
@@ -109,6 +120,7 @@ describe.each(BUNDLERS)('%s, default settings', (bundler) => {
       const read = await runInPage(own.page, {
         adapter: 'fetch',
         rateLimitHeaders: true,
+        rateLimiting: true,
         plugin: { retries: 0 },
         calls: [{ url: after }],
       });

@@ -40,6 +40,7 @@ const EVERYTHING = `
   export { hedging } from './lib/browser/hedging.ts';
   export { chaos } from './lib/browser/fault-injection.ts';
   export { useRateLimitHeaders } from './lib/browser/rate-limit-headers.ts';
+  export { rateLimiting } from './lib/browser/rate-limiting.ts';
   export { default as axios } from 'axios';
 `;
 
@@ -74,10 +75,10 @@ async function inRealm<T>(routes: Record<string, Step[]>, body: string): Promise
 }
 
 describe('the default plugin', () => {
-  test('carries no opossum, events, uuid, hedging, fault injection, header dialects, Node stream recording or fleet budget store', async () => {
+  test('carries no opossum, events, uuid, hedging, fault injection, rate limiter, header dialects, Node stream recording or fleet budget store', async () => {
     const { inputs } = await bundle(`import { retryPlugin } from './lib/index.ts'; self.p = retryPlugin;`);
     const carried = inputs.filter((file) =>
-      /node_modules\/(opossum|events|uuid)\/|lib\/(engine\/(hedge|chaos|chaos-outcome|node-recording)|policy\/(hedge-options|chaos-options|rate-limit-dialects)|guards\/(budget|store-health))\.ts$/.test(
+      /node_modules\/(opossum|events|uuid)\/|lib\/(engine\/(hedge|chaos|chaos-outcome|node-recording|rate-gate)|policy\/(hedge-options|chaos-options|rate-limit-dialects|rate-limit-options)|guards\/(budget|store-health|rate-limiter|rate-limiters|rate-rule|turn-queue))\.ts$/.test(
         file,
       ),
     );
@@ -108,7 +109,7 @@ describe('the default plugin', () => {
     expect(server.requests.map((r) => r.headers['idempotency-key'])).toEqual([seen.key, seen.key]);
   });
 
-  test('hedge and chaos without their subpaths are TypeErrors naming the import; chaos: false per request is fine', async () => {
+  test('hedge, chaos and rateLimit without their subpaths are TypeErrors naming the import; chaos: false per request and rateLimit: false are fine', async () => {
     const messages = await inRealm<string[]>(
       { 'GET /r': ['200'] },
       `const thrown = (options) => { try { app.retryPlugin(options); return 'none'; } catch (e) { return e.constructor.name + ': ' + e.message; } };
@@ -118,11 +119,20 @@ describe('the default plugin', () => {
        const ok = (await http.get(SERVER + '/r', { retry: { chaos: false } })).status;
        const perRequest = await http.get(SERVER + '/r', { retry: { hedge: { delayMs: 5 } } }).then(() => 'none', (e) => e.message);
        await plugin.close();
-       return [thrown({ hedge: { delayMs: 50 } }), thrown({ chaos: { faults: [] } }), String(ok), perRequest];`,
+       return [
+         thrown({ hedge: { delayMs: 50 } }),
+         thrown({ chaos: { faults: [] } }),
+         thrown({ rateLimit: {} }),
+         thrown({ rateLimit: false }),
+         String(ok),
+         perRequest,
+       ];`,
     );
     expect(messages).toEqual([
       "TypeError: axios-resilience: hedge needs axios-resilience/hedging in a browser build: import { hedging } from 'axios-resilience/hedging' and pass hedge: hedging({ ... })",
       "TypeError: axios-resilience: chaos needs axios-resilience/chaos in a browser build: import { chaos } from 'axios-resilience/chaos' and pass chaos: chaos({ ... })",
+      "TypeError: axios-resilience: rateLimit needs axios-resilience/rate-limiting in a browser build: import { rateLimiting } from 'axios-resilience/rate-limiting' and pass rateLimit: rateLimiting({ ... })",
+      'none',
       '200',
       expect.stringMatching(/config\.retry\.hedge needs axios-resilience\/hedging in a browser build/),
     ]);
@@ -173,22 +183,47 @@ describe('the subpaths bring their code', () => {
     expect(server.requests).toHaveLength(0);
   });
 
-  test('useRateLimitHeaders(): a 429 whose X-RateLimit quota resets in 100 s stops as rate-limited, not before', async () => {
-    const spent = { status: 429, headers: { 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': '100' } };
-    const stopReasons = await inRealm<string[]>(
-      { 'GET /a': [spent], 'GET /b': [spent] },
-      `const call = async (path) => {
-         const plugin = app.retryPlugin({ retries: 0 });
+  test('rateLimiting(): the limiter comes with it; a 429 engages its route, which the default plugin leaves alone', async () => {
+    const throttled = { status: 429, headers: { 'retry-after-ms': '20' } };
+    const limiters = await inRealm<unknown[]>(
+      { 'GET /a': [throttled, '200'], 'GET /b': [throttled, '200'] },
+      `const call = async (options, path) => {
+         const plugin = app.retryPlugin({ baseDelayMs: 1, ...options });
          const http = app.axios.create({ adapter: 'fetch' });
          plugin.install(http);
-         const e = await http.get(SERVER + path).catch((e) => e);
+         const r = await http.get(SERVER + path);
+         const limiter = plugin.limiter(SERVER + path);
          await plugin.close();
-         return e.config.retryState.stopReason;
+         return [r.status, r.config.retryState.delaysMs, limiter?.state];
        };
-       const before = await call('/a');
-       app.useRateLimitHeaders();
-       return [before, await call('/b')];`,
+       return [await call({}, '/a'), await call({ rateLimit: app.rateLimiting({ maxQueue: 100 }) }, '/b')];`,
     );
-    expect(stopReasons).toEqual(['retries-exhausted', 'rate-limited']);
+    expect(limiters).toEqual([
+      [200, [20], undefined],
+      [200, [20], 'on'],
+    ]);
+  });
+
+  test("useRateLimitHeaders(): a spent X-RateLimit quota is the refused call's own wait (within maxDelayMs); with rateLimiting() it holds the route and stops the call as rate-limited", async () => {
+    const spent = { status: 429, headers: { 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': '100' } };
+    const seen = await inRealm<unknown[]>(
+      { 'GET /a': [spent, '200'], 'GET /b': [spent, '200'], 'GET /c': [spent] },
+      `const call = async (options, path) => {
+         const plugin = app.retryPlugin({ retries: 1, baseDelayMs: 1, jitter: 'none', maxDelayMs: 30, ...options });
+         const http = app.axios.create({ adapter: 'fetch' });
+         plugin.install(http);
+         const r = await http.get(SERVER + path).catch((e) => e);
+         await plugin.close();
+         return [r.config.retryState.stopReason ?? r.status, r.config.retryState.delaysMs];
+       };
+       const before = await call({}, '/a');
+       app.useRateLimitHeaders();
+       return [before, await call({}, '/b'), await call({ rateLimit: app.rateLimiting() }, '/c')];`,
+    );
+    expect(seen).toEqual([
+      [200, [1]],
+      [200, [30]],
+      ['rate-limited', []],
+    ]);
   });
 });

@@ -1,14 +1,17 @@
 /**
- * The capability subpaths in Node, where the main entry carries hedging, fault injection and the
- * rate-limit header dialects itself: code written for a browser build (`hedging()`, `chaos()`,
- * `useRateLimitHeaders()`) runs unchanged, and the plain options a Node user writes keep working.
+ * The capability subpaths in Node, where the main entry carries hedging, fault injection, the rate
+ * limiter and the rate-limit header dialects itself: code written for a browser build (`hedging()`,
+ * `chaos()`, `rateLimiting()`, `useRateLimitHeaders()`) runs unchanged, and the plain options a Node
+ * user writes keep working.
  */
 import axios from 'axios';
 import type { AxiosAdapter, AxiosResponse, GenericAbortSignal } from 'axios';
 import { retryPlugin } from 'axios-resilience';
+import type { RateLimitOptions } from 'axios-resilience';
 import { chaos } from 'axios-resilience/chaos';
 import { hedging } from 'axios-resilience/hedging';
 import { useRateLimitHeaders } from 'axios-resilience/rate-limit-headers';
+import { rateLimiting } from 'axios-resilience/rate-limiting';
 import { startFaultServer } from '../../lib/testing';
 import type { FaultServer } from '../../lib/testing';
 
@@ -91,4 +94,26 @@ test('the dialects are read without useRateLimitHeaders(), and calling it change
   expect(await stopReason('/a')).toBe('rate-limited');
   useRateLimitHeaders();
   expect(await stopReason('/b')).toBe('rate-limited');
+});
+
+test('rateLimiting() hands the options back as given ({} without any); the default plugin and one given it both engage a limiter', async () => {
+  const options = { maxQueue: 100 };
+  expect(rateLimiting(options)).toBe(options);
+  expect(rateLimiting()).toEqual({});
+  const throttled = { status: 429, headers: { 'retry-after-ms': '20' } };
+  server = await startFaultServer({ routes: { 'GET /a': [throttled, '200'], 'GET /b': [throttled, '200'] } });
+  const limiterAfter = async (rateLimit: RateLimitOptions | undefined, path: string): Promise<unknown> => {
+    const plugin = retryPlugin(rateLimit === undefined ? { baseDelayMs: 1 } : { baseDelayMs: 1, rateLimit });
+    const http = axios.create();
+    plugin.install(http);
+    try {
+      const response = await http.get(`${server.url}${path}`);
+      expect(response.config.retryState?.delaysMs).toEqual([20]);
+      return plugin.limiter(`${server.url}${path}`)?.state;
+    } finally {
+      await plugin.close();
+    }
+  };
+  expect(await limiterAfter(undefined, '/a')).toBe('on');
+  expect(await limiterAfter(rateLimiting(options), '/b')).toBe('on');
 });

@@ -52,10 +52,15 @@ import type { ResendCountHook, ResendCountHookOptions } from 'axios-resilience/o
 import { hedging } from 'axios-resilience/hedging';
 import { chaos } from 'axios-resilience/chaos';
 import { useRateLimitHeaders } from 'axios-resilience/rate-limit-headers';
+import { rateLimiting } from 'axios-resilience/rate-limiting';
 
 // The capability subpaths (a browser build needs them for hedge and chaos; Node takes either form).
 useRateLimitHeaders();
 retryPlugin({ hedge: hedging({ delayMs: 'p95', maxHedges: 2 }), chaos: chaos({ faults: [{ rate: 0.1, status: 503 }] }) });
+retryPlugin({ rateLimit: rateLimiting({ maxQueue: 100 }) });
+retryPlugin({ rateLimit: rateLimiting() });
+// @ts-expect-error maxQueue is a number
+rateLimiting({ maxQueue: '100' });
 // @ts-expect-error delayMs is ms or a percentile name
 hedging({ delayMs: 'soon' });
 

@@ -13,7 +13,8 @@ import { judge } from './judge';
 import { circuitOpen, finish, interrupted, stop } from './outcome';
 import type { Outcome } from './outcome';
 import { plan } from './plan';
-import { askedWaitMs, gateWait, observe, takeTurn } from './rate-gate';
+import { askedWaitMs } from './pushback';
+import { gateWait, observe, takeTurn } from './rate-gate';
 import { readAnswer } from '../policy/answer';
 import type { Wait } from './plan';
 

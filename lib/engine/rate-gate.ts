@@ -1,10 +1,14 @@
 import { AxiosError } from 'axios';
 import type { AxiosResponse } from 'axios';
 import type { RateLimiter } from '../guards/rate-limiter';
+import { RateLimiters } from '../guards/rate-limiters';
+import type { ResolvedRateLimit } from '../policy/rate-limit-options';
+import type { RateLimitEvent } from '../types';
 import { readAnswer } from '../policy/answer';
 import type { Answer } from '../policy/answer';
 import { mayBeSpent } from '../policy/rate-limit-headers';
 import type { CallRun, Pushback } from './call-run';
+import { pushbackOf } from './pushback';
 import type { GateWait } from './plan';
 import { interruptible } from './hooks';
 import { interrupted, stop } from './outcome';
@@ -30,6 +34,16 @@ const HOLD_WAIT_MS = 5000;
 /** How much later than planned a turn may come and still count as the wait chosen (ms). */
 const TIMER_SLACK_MS = 100;
 
+/** The plugin's rate limiters, one per scope (made once by `retryPlugin()`); none with `rateLimit: false`. */
+export function limitersFor(
+  setting: false | ResolvedRateLimit,
+  now: () => number,
+  onRateLimit: (event: RateLimitEvent) => void,
+): RateLimiters | undefined {
+  if (setting === false) return undefined;
+  return new RateLimiters(now, setting.maxQueue, setting.maxOrigins, onRateLimit, setting.shared);
+}
+
 /** The limiter pacing this call's scope now, if one is on. */
 export function activeLimiter(run: CallRun): RateLimiter | undefined {
   const limiters = run.shared.limiters;
@@ -46,7 +60,7 @@ export function activeLimiter(run: CallRun): RateLimiter | undefined {
  * it until the reset. Marks the call `throttled` when its retry waits its turn, needing no budget token.
  */
 export function observe(run: CallRun, answer: Answer): void {
-  run.pushback = { throttled: false, quotaWaitMs: answer.throttle ? ownQuotaWait(answer, run) : undefined };
+  run.pushback = pushbackOf(run, answer);
   const limiters = run.shared.limiters;
   if (limiters === undefined || answer.status === undefined) return;
   const now = answer.at;
@@ -99,21 +113,6 @@ function tellWindow(limiter: RateLimiter, run: CallRun, answer: Answer): void {
   const hint = answer.hint;
   if (hint?.remaining === undefined || hint.resetMs === undefined || hint.replenishes === true) return;
   limiter.windowQuota(hint.remaining, answer.at + hint.resetMs, run.sentAt);
-}
-
-/**
- * What the server asks the refused call itself to wait, in ms, besides a `Retry-After` (which the
- * plan reads from the answer): its spent quota's reset. A dialect that refills continuously (OpenAI's,
- * Anthropic's) says when the whole quota is back: with the quota known, one request's share of that;
- * without it, the reset when it is within `maxDelayMs` (a `1s` reset waits a second), else nothing
- * (the backoff: such a quota frees requests long before it is whole again, so no call fails on it).
- */
-function ownQuotaWait(answer: Answer, run: CallRun): number | undefined {
-  const spentFor = answer.spentForMs;
-  if (spentFor === undefined) return undefined;
-  const hint = answer.hint!;
-  if (hint.replenishes === true && hint.quota === undefined && spentFor > run.options.maxDelayMs) return undefined;
-  return spentFor;
 }
 
 /**
@@ -173,14 +172,6 @@ export function gateWait(run: CallRun, now: number): GateWait | undefined {
     turnMs: limiter.full ? Infinity : Math.ceil(limiter.expectedWaitMs(now)),
     heldForMs: limiter.heldForMs(now),
   };
-}
-
-/**
- * What the server asks the retry of the last attempt to wait, in ms: its `Retry-After` (or
- * `retry-after-ms`), else for a throttle, its spent quota's reset; `undefined` without a valid one.
- */
-export function askedWaitMs(run: CallRun): number | undefined {
-  return run.answer?.waitMs ?? run.pushback.quotaWaitMs;
 }
 
 /**

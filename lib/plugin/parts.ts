@@ -1,11 +1,11 @@
 import type { Shared } from '../engine/context';
 import { Listeners, notify } from '../engine/listeners';
+import { limitersFor } from '../engine/rate-gate';
 import { LatencyWindow } from '../guards/latency';
 import { BreakerRegistry } from '../guards/breaker';
 import { CorsEvidence } from '../guards/cors';
 import { OriginBudget } from '../guards/origin-budget';
 import { BoundedMap } from '../guards/origins';
-import { RateLimiters } from '../guards/rate-limiters';
 import type { ResolvedPluginOptions } from '../policy/options';
 import { typed } from '../policy/validate';
 import type { CircuitStateChange, RateLimitEvent } from '../types';
@@ -62,16 +62,7 @@ export function sharedParts(resolved: ResolvedPluginOptions): {
     now: resolved.now,
     cors: new CorsEvidence(),
     latencyFor: (origin) => latencies.getOrCreate(origin, makeLatencies),
-    limiters:
-      resolved.rateLimit === false
-        ? undefined
-        : new RateLimiters(
-            resolved.now,
-            resolved.rateLimit.maxQueue,
-            resolved.rateLimit.maxOrigins,
-            rateLimitChanged,
-            resolved.rateLimit.shared,
-          ),
+    limiters: limitersFor(resolved.rateLimit, resolved.now, rateLimitChanged),
     listeners,
   };
   return { shared, budgets };

@@ -1,5 +1,4 @@
-import type { InternalAxiosRequestConfig } from 'axios';
-import type { BreakerOptions, BudgetSettings, RateLimitStore, RetryBudgetLike } from '../types';
+import type { BreakerOptions, BudgetSettings, RetryBudgetLike } from '../types';
 import { DEFAULTS, MAX_TIMER_MS } from './defaults';
 import {
   checkKnown,
@@ -149,31 +148,4 @@ export function resolveBreaker(value: unknown): false | ResolvedBreakerOptions {
   if (shared !== undefined && (shared === null || typeof (shared as { announce?: unknown }).announce !== 'function'))
     fail('', 'breaker.shared', `must be a BreakerSync (e.g. redisBreakerSync(client)), got ${typed(shared)}`);
   return result;
-}
-
-/** The rate limiter's settings, every default filled in. */
-export interface ResolvedRateLimit {
-  maxQueue: number;
-  maxOrigins: number;
-  shared: RateLimitStore | undefined;
-  key: ((config: InternalAxiosRequestConfig) => string) | undefined;
-}
-
-const RATE_LIMIT_FIELDS = new Set([...Object.keys(DEFAULTS.rateLimit), 'shared', 'key']);
-
-export function resolveRateLimit(value: unknown): false | ResolvedRateLimit {
-  if (value === false) return false;
-  const input = value === undefined ? {} : value;
-  if (!isPlainObject(input)) fail('', 'rateLimit', `must be false or an options object, got ${typed(input)}`);
-  checkKnown('rateLimit.', input, RATE_LIMIT_FIELDS);
-  const defaults = DEFAULTS.rateLimit;
-  const shared = own(input, 'shared') as RateLimitStore | null | undefined;
-  if (shared !== undefined && typeof shared?.pacing !== 'function')
-    fail('', 'rateLimit.shared', `must be a RateLimitStore (e.g. redisRateLimitStore(client)), got ${typed(shared)}`);
-  return {
-    maxQueue: wholeNumber('', 'rateLimit.maxQueue', own(input, 'maxQueue'), defaults.maxQueue, 1),
-    maxOrigins: wholeNumber('', 'rateLimit.maxOrigins', own(input, 'maxOrigins'), defaults.maxOrigins, 1),
-    shared,
-    key: fn('', 'rateLimit.key', own(input, 'key'), undefined),
-  };
 }

@@ -1,8 +1,10 @@
 import type { JitterStrategy, RetryPluginOptions, RetryRequestOptions } from '../types';
 import { DEFAULT_ERROR_CODES, DEFAULT_STATUS_CODES, DEFAULTS, MAX_TIMER_MS, systemClock } from './defaults';
-import { resolveBreaker, resolveBudget, resolveRateLimit } from './guard-options';
-import type { ResolvedBreakerOptions, ResolvedBudget, ResolvedRateLimit } from './guard-options';
+import { resolveBreaker, resolveBudget } from './guard-options';
+import type { ResolvedBreakerOptions, ResolvedBudget } from './guard-options';
 import { resolveChaos, type ChaosSetting } from './chaos-options';
+import { resolveRateLimit } from './rate-limit-options';
+import type { ResolvedRateLimit } from './rate-limit-options';
 import { resolveHedge } from './hedge-options';
 import type { ResolvedHedge } from './hedge-options';
 import { resolveKeys } from './key-options';
