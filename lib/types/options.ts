@@ -89,6 +89,7 @@ export interface RetryPluginOptions {
    * Then that scope's calls and retries wait their turn in a FIFO queue, paced from the rate the scope
    * was served at, and it relaxes 5 s after its last throttle. A spent quota holds the scope until its
    * reset; a server wait holds it with a spent quota or from 5 s on. See docs/guides/rate-limits.md.
+   * In a browser build there is none by default: pass `rateLimiting()` from `axios-resilience/rate-limiting`.
    * @default { maxQueue: 10000, maxOrigins: 1000 }
    */
   rateLimit?: false | RateLimitOptions;
