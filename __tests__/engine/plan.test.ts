@@ -5,7 +5,7 @@
  * axios and no sockets. A new stop reason is one guard and one row here: the `covered` record
  * below does not compile until every `StopReason` has a row.
  */
-import { RetryToken } from '../../lib/engine/admission';
+import { RetryToken } from '../../lib/guards/origin-budget';
 import type { Ending } from '../../lib/engine/outcome';
 import { interrupted } from '../../lib/engine/outcome';
 import { plan } from '../../lib/engine/plan';

@@ -43,6 +43,8 @@ function isSpecFormData(data: unknown): data is FormData {
 
 /** Whether a body needs the plugin before its first attempt (a form to fix, a stream to record). */
 export function needsPreparing(data: unknown, retries: number): boolean {
+  // No body, or a string or buffer-like primitive: most calls, decided without a look inside.
+  if (data === undefined || data === null || typeof data !== 'object') return false;
   return isSpecFormData(data) || (retries > 0 && isStream(data));
 }
 

@@ -6,7 +6,7 @@ import { attachKey, callerKey, keysCall } from '../policy/idempotency';
 import type { ResolvedOptions } from '../policy/options';
 import { CircuitOpenError } from '../types/errors';
 import type { RetryBudgetLike } from '../types';
-import { RetryToken } from './admission';
+import { RetryToken } from '../guards/origin-budget';
 import { BodyPlan } from './body';
 import { BreakerGate } from './breaker-gate';
 import type { Call, CallState } from './call';
@@ -171,7 +171,7 @@ export class CallRun {
 
   /**
    * An attempt was answered by another origin than it was sent to (a redirect the adapter
-   * followed, `answered-by.ts`): from now on the call is accounted there — its outcome to that
+   * followed, `answeredBy` in `route.ts`): from now on the call is accounted there — its outcome to that
    * origin's breaker, its retries to that origin's budget. The origin that redirected counts nothing:
    * it answered. Retries are still sent where the config says (and redirected again).
    */

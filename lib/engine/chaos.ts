@@ -1,6 +1,7 @@
 import { CanceledError } from 'axios';
 import type { AxiosAdapter, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
 import type { ResolvedChaos, ResolvedFault } from '../policy/chaos-options';
+import { pathOf } from '../policy/scope';
 import type { ChaosInjection } from '../types';
 import { releaseBody } from './body';
 import type { CallState } from './call';
@@ -31,16 +32,6 @@ export function withChaos(run: CallRun, chaos: ResolvedChaos): void {
 interface Chosen {
   latency: ResolvedFault | undefined;
   outcome: ResolvedFault | undefined;
-}
-
-/** The part of an attempt a fault may match on: its path, made only when a fault asks for it. */
-function pathOf(config: InternalAxiosRequestConfig): string {
-  const url = config.url ?? '';
-  const base = config.baseURL;
-  const full =
-    /^[a-z][a-z0-9+.-]*:\/\//i.test(url) || !base ? url : `${base.replace(/\/+$/, '')}/${url.replace(/^\/+/, '')}`;
-  const path = full.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '').split(/[?#]/)[0]!;
-  return path.startsWith('/') ? path : `/${path}`;
 }
 
 function matches(fault: ResolvedFault, config: InternalAxiosRequestConfig): boolean {

@@ -2,7 +2,6 @@ import { AxiosError } from 'axios';
 import type { AxiosResponse } from 'axios';
 import type { Decision } from '../policy/classify';
 import type { RetryEvent } from '../types';
-import { answeredBy } from './answered-by';
 import { isInjected } from './chaos-mark';
 import { releaseBody } from './body';
 import type { Attempt, CallRun, MoveRefused } from './call-run';
@@ -15,13 +14,14 @@ import type { Outcome } from './outcome';
 import { plan } from './plan';
 import { askedWaitMs } from './pushback';
 import { gateWait, observe, takeTurn } from './rate-gate';
+import { answeredBy } from './route';
 import { readAnswer } from '../policy/answer';
 import type { Wait } from './plan';
 
 /**
  * The attempt loop: send, judge, plan, wait, again, until a step ends the call. Each step is a
  * function below, and each rule a step calls on lives in a file of its own: the decision table
- * (`policy/classify.ts`, through `judge.ts`), the guards (`plan.ts`, `admission.ts`), the deadline,
+ * (`policy/classify.ts`, through `judge.ts`), the guards (`plan.ts`, the retry token in `guards/origin-budget.ts`), the deadline,
  * the hooks, the breaker gate, hedging, bodies, and the end of a call (`outcome.ts`). A step returns
  * what happened as a value; only `finish` turns the outcome into the promise axios gets.
  */

@@ -3,7 +3,7 @@ import type { AxiosResponse, InternalAxiosRequestConfig } from 'axios';
 import { CircuitOpenError } from '../types/errors';
 import type { ResolvedOptions } from '../policy/options';
 import type { StopReason } from '../types';
-import type { RetryToken } from './admission';
+import type { RetryToken } from '../guards/origin-budget';
 import type { BreakerGate } from './breaker-gate';
 import type { Call, CallState } from './call';
 import type { Ended } from './hooks';

@@ -12,7 +12,7 @@ import { typed } from '../policy/validate';
  * row in `__tests__/engine/plan.test.ts`.
  *
  * The retry budget is the one guard with an effect (it takes a token), so it is not here: it runs
- * after the plan allows a retry (`admission.ts`), and a retry refused here never spends a token.
+ * after the plan allows a retry (`RetryToken`, `guards/origin-budget.ts`), and a retry refused here never spends a token.
  */
 
 /** What the plan knows about the call when an attempt has failed. */

@@ -1,15 +1,13 @@
 import type { AxiosAdapter, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
-import { answeredBy } from './answered-by';
 import { needsPreparing } from './body';
 import { withChaos } from './chaos';
 import type { Call, CallState } from './call';
 import { startRun } from './call-run';
 import type { CallRun } from './call-run';
-import { dispatch } from './context';
 import type { Shared } from './context';
 import { continueAfter, runAttempts } from './loop';
 import { activeLimiter, noteSuccess } from './rate-gate';
-import { guardAt } from './route';
+import { answeredBy, guardAt } from './route';
 
 /**
  * The engine's entry: one logical call over `base`, the caller's adapter. Request and response
@@ -58,7 +56,8 @@ function firstAttempt(run: CallRun): Promise<AxiosResponse> {
   run.state.attempts = 1;
   let sent: Promise<AxiosResponse>;
   try {
-    sent = dispatch(run.base, run.config);
+    // `dispatch`, inlined: a custom adapter may hand back a thenable.
+    sent = Promise.resolve(run.base(run.config));
   } catch (error) {
     // A custom adapter that throws instead of rejecting.
     return retry(error);

@@ -1,7 +1,6 @@
 import CircuitBreaker from 'opossum';
 import type { AxiosResponse } from 'axios';
 import type { ResolvedBreakerOptions } from '../policy/options';
-import { Rotation } from './rotation';
 import { Guard } from './breaker-guard';
 import type { GuardedCall, OriginBreaker } from './breaker-guard';
 import { BoundedMap, routePattern } from './origins';
@@ -217,5 +216,29 @@ export class BreakerRegistry {
       breaker.on('close', announce('closed'));
     }
     return { breaker, options };
+  }
+}
+
+/**
+ * The one clock every breaker's rolling window turns on. opossum (and the browser build's
+ * `lite-circuit.ts`) need only `on`, `removeListener` and `listenerCount` from their
+ * `rotateBucketController`; this is that much of an EventEmitter, without pulling `node:events` into
+ * browser bundles or warning past ten listeners.
+ */
+export class Rotation {
+  private readonly listeners = new Set<() => void>();
+  on(_event: string, listener: () => void): this {
+    this.listeners.add(listener);
+    return this;
+  }
+  removeListener(_event: string, listener: () => void): this {
+    this.listeners.delete(listener);
+    return this;
+  }
+  listenerCount(_event: string, listener?: () => void): number {
+    return listener === undefined ? this.listeners.size : this.listeners.has(listener) ? 1 : 0;
+  }
+  emit(): void {
+    for (const listener of this.listeners) listener();
   }
 }

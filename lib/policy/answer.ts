@@ -15,8 +15,8 @@ import type { HeaderReader, RateLimitHint } from './rate-limit-headers';
 /**
  * One answer, read once: what its status and headers say to the decision table, the plan and the
  * rate limiter, which all read this value instead of the headers. A success with no rate-limit field
- * costs one look at the headers; the dialects are parsed only where a field is there or the status
- * may be a throttle.
+ * costs one look at the headers; the dialects are parsed only for a 429 or where a field is there (a 503
+ * from an origin that never spoke of rate limits costs no dialect parse).
  */
 export interface Answer {
   /** The status, when there was a response. */
@@ -53,9 +53,6 @@ const WAIT_OR_RESOURCE = [
   'x-should-retry',
   'stripe-should-retry',
 ];
-
-/** Statuses that may be a throttle (`isThrottle` decides, from the headers). */
-const MAY_THROTTLE = new Set<unknown>([429, 403, 503, 529]);
 
 /** A response header as text (AxiosHeaders or a custom adapter's plain object; the first of repeats). */
 export function headerReader(headers: unknown): HeaderReader {
@@ -105,7 +102,7 @@ export function readAnswer(outcome: { response?: unknown; error?: unknown }, now
   const says = read('x-should-retry');
   if (says === undefined) answer.sayer = 'stripe-should-retry';
   answer.says = parseShouldRetry(says ?? read('stripe-should-retry'));
-  if (ok || MAY_THROTTLE.has(status) || mayBeSpent(fields)) {
+  if (ok || status === 429 || mayBeSpent(fields) || fields['ratelimit-policy'] !== undefined) {
     const hint = parseRateLimitHeaders(read, now);
     answer.hint = hint;
     answer.spent = quotaSpent(hint);

@@ -15,7 +15,7 @@ export type {
   RecordedRequest,
 } from './resource';
 export { nockRoute, connectionReset } from './nock';
-export { seededRandom } from './random';
+export { seededRandom } from '../policy/random';
 export { assertCreatedOnce, assertRetryWaits } from './assertions';
 export type { RetryWaitBounds } from './assertions';
 export type { NockInterceptorLike, NockRoute, NockScopeLike } from './nock';

@@ -9,7 +9,7 @@ import { retryPlugin } from '../../../lib';
 import type { RetryPluginOptions } from '../../../lib';
 import { runScenario } from './chaos-run';
 import type { ScenarioOptions } from './chaos-run';
-import { seededRandom } from '../../../lib/testing/random';
+import { seededRandom } from '../../../lib/policy/random';
 
 /**
  * How the client keys its POSTs: `off` sends none; `undeclared` generates keys but does not say the

@@ -17,7 +17,7 @@
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { seededRandom } from '../../../lib/testing/random';
+import { seededRandom } from '../../../lib/policy/random';
 
 export type Fault =
   | 'none'
