@@ -50,7 +50,7 @@ export function routeTo(
   options: ResolvedOptions,
   endpoint: () => string,
 ): Route {
-  const breakerKey = breakerKeyOf(origin, config, shared);
+  const breakerKey = shared.breakerKey === undefined ? origin : shared.breakerKey(config, origin);
   const guard = shared.breakers?.for(breakerKey);
   // One object literal: it is made whole, where a class instance would be built field by field.
   return {
@@ -63,7 +63,8 @@ export function routeTo(
       guard?.failing === undefined || !guard.closed || shared.breakerKey !== undefined
         ? guard
         : (guard.routeGuard(endpoint()) ?? guard),
-    corsSensitive: shared.cors.applies(origin, state, options),
+    // In Node there is no page: nothing to ask.
+    corsSensitive: shared.cors.page !== undefined && shared.cors.applies(origin, state, options),
   };
 }
 
@@ -90,7 +91,9 @@ export function guardAt(origin: string, config: InternalAxiosRequestConfig, shar
  * `undefined`: answered where it was sent.
  */
 export function answeredBy(outcome: { response?: unknown; error?: unknown }, sentTo: string): string | undefined {
-  const request = requestOf(outcome.response ?? outcome.error);
+  const holder = (outcome.response ?? outcome.error) as
+    { request?: LastRequest | null; response?: { request?: LastRequest | null } } | null | undefined;
+  const request = holder?.response?.request ?? holder?.request;
   const url = request?.res?.responseUrl ?? request?._currentUrl;
   if (typeof url !== 'string' || startsWithOrigin(url, sentTo)) return undefined;
   // `sentTo` names a default port (`https://host:443`) that a URL leaves out.
@@ -109,15 +112,8 @@ function startsWithOrigin(url: string, origin: string): boolean {
   return Number.isNaN(next) || next === 47 || next === 63 || next === 35;
 }
 
-/** What follow-redirects leaves on the request of a response or an error. */
+/** What follow-redirects leaves on a request. */
 interface LastRequest {
   res?: { responseUrl?: unknown };
   _currentUrl?: unknown;
-}
-
-function requestOf(value: unknown): LastRequest | undefined {
-  if (value === null || typeof value !== 'object') return undefined;
-  const holder = value as { request?: unknown; response?: { request?: unknown } };
-  const request = holder.response?.request ?? holder.request;
-  return request !== null && typeof request === 'object' ? (request as LastRequest) : undefined;
 }
