@@ -43,19 +43,27 @@ test('one route failing while its siblings succeed opens a breaker of its own, a
 });
 
 test("calls of a broken route that began failing between their siblings' successes, and give up together, hold that route alone", async () => {
-  t.handler = (req, res) => (req.url.startsWith('/reports') ? res.writeHead(503).end() : res.writeHead(200).end('ok'));
+  // Each broken call fails once between two healthy successes; the server holds every retry until
+  // all sixteen are there, then fails them at one moment (as when a spent budget ends many calls at
+  // once). Nothing depends on how fast the machine is: the order is the test's.
+  const held: Array<{ writeHead(status: number): { end(): void } }> = [];
+  const seen = new Set<string>();
+  t.handler = (req, res) => {
+    if (!req.url.startsWith('/reports')) return res.writeHead(200).end('ok');
+    if (seen.has(req.url)) return void held.push(res);
+    seen.add(req.url);
+    res.writeHead(503).end();
+  };
   const retried: number[] = [];
   const { http, plugin } = client({ breaker: BREAKER, onRetry: (e) => void retried.push(e.attempt) });
-  // Each broken call fails once between two healthy successes, then all their retries are sent at
-  // one moment (a shared wait, as when a spent budget ends many calls at once) and fail together.
-  const releaseAt = Date.now() + 400;
-  const together = { retries: 1, delay: () => Math.max(0, releaseAt - Date.now()) };
   const broken: Array<Promise<unknown>> = [];
   for (let i = 0; i < 16; i++) {
     if (i < 12) await http.get(`${t.server.url}/users/${i}`);
-    broken.push(rejection(http.get(`${t.server.url}/reports/${i}`, { retry: together })));
+    broken.push(rejection(http.get(`${t.server.url}/reports/${i}`, { retry: { retries: 1, delay: () => 0 } })));
     await until(() => retried.length === i + 1);
   }
+  await until(() => held.length === 16);
+  for (const res of held) res.writeHead(503).end();
   await Promise.all(broken);
   expect(t.server.requests.filter((r) => r.url.startsWith('/reports'))).toHaveLength(32);
   for (let i = 0; i < 20; i++) expect((await http.get(`${t.server.url}/orders/${i}`)).status).toBe(200);
