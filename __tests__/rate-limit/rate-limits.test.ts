@@ -262,7 +262,7 @@ describe('a throttle with a hint reaches its limiter; one that says nothing but 
     }
   });
 
-  test('bare refusals engage the route once, for a second, they are a fifth of its answers (five at least): the rate is then the cause', async () => {
+  test('bare refusals engage the route at the fifth, when they are half of its answers: the rate is then the cause', async () => {
     // Every other request refused, with no hint; the plugin's clock moves 200 ms a request.
     let clock = 1_000_000;
     t.handler = (_req, res, index) => {
