@@ -87,7 +87,7 @@ export function observe(run: CallRun, answer: Answer): void {
       if (evidence === undefined) return;
       startRate = evidence.served;
     } else {
-      startRate = run.shared.breakers?.servedPerSecond(run.route.breakerKey);
+      startRate = servedRate(run);
     }
     limiter = limiters.for(key);
   }
@@ -120,7 +120,7 @@ function tellWindow(limiter: RateLimiter, run: CallRun, answer: Answer): void {
  * - a spent quota (a success or a refusal saying `remaining: 0`) until its reset: a fixed window's
  *   reset is when the next request is free, believed at once, so sequential calls draw no refusal;
  *   past `maxDelayMs` not clamped (the scope refuses its calls until then, with `retryAt`). A
- *   continuously refilling quota whose size is unknown holds nothing (`ownQuotaWait`);
+ *   continuously refilling quota whose size is unknown holds nothing (`engine/pushback.ts`);
  * - the server's wait, within `maxDelayMs`, when it also said the quota is spent or it is at least
  *   `HOLD_WAIT_MS` long;
  * `undefined`: no hold (the scope is paced).
@@ -135,13 +135,17 @@ function holdOf(run: CallRun, answer: Answer): number | undefined {
   return answer.spentForMs;
 }
 
+/** Successes per second the call's route was served before its throttle (the breaker counts them): where pacing starts. */
+function servedRate(run: CallRun): number | undefined {
+  return run.shared.breakers?.servedPerSecond(run.route.breakerKey);
+}
+
 /** A success that spent the quota of a scope not being paced: the next call would be refused, so its limiter engages now. */
 function engageAtSpentQuota(run: CallRun, answer: Answer): void {
   const limiters = run.shared.limiters!;
   const limiter = limiters.for(limiters.scopeOf(run, answer, answer.at));
   if (limiter.state !== 'on') {
-    const startRate = run.shared.breakers?.servedPerSecond(run.route.breakerKey);
-    limiter.throttled({ sentAt: -Infinity, policyRate: answer.policyRate, startRate }, answer.at);
+    limiter.throttled({ sentAt: -Infinity, policyRate: answer.policyRate, startRate: servedRate(run) }, answer.at);
   }
   limiter.spentOnSuccess({ pauseMs: holdOf(run, answer) });
 }
