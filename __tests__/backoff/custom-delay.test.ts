@@ -140,6 +140,37 @@ test('a delay that throws fails the call with hook-failed; its error is on retry
   expect(error.message).toMatch(/\(1 attempt over \d+ ms; stopped: hook-failed: Error: no schedule for this error\)$/);
 });
 
+test.each([
+  [
+    'delay',
+    {
+      delay: (): never => {
+        throw new Error('no schedule');
+      },
+    },
+  ],
+  [
+    'onRetry',
+    {
+      onRetry: (): never => {
+        throw new Error('no schedule');
+      },
+    },
+  ],
+])(
+  'a %s that throws while a good answer shouldRetryResponse asked to retry waits: the call fails with its error (hook-failed), nothing more is sent',
+  async (_name, hook) => {
+    t.handler = (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"pending"}');
+    const { http } = setup({ shouldRetryResponse: () => true, ...hook });
+    const error = await rejection(http.get(`${t.server.url}/job`));
+    expect(t.server.requests).toHaveLength(1);
+    expect(error.message).toMatch(/^no schedule \(1 attempt over \d+ ms; stopped: hook-failed\)$/);
+    const state = (error.config as { retryState?: { stopReason?: string; hookError?: Error } }).retryState;
+    expect(state?.stopReason).toBe('hook-failed');
+    expect(state?.hookError?.message).toBe('no schedule');
+  },
+);
+
 test('per request: config.retry.delay over the plugin’s (constant 7 ms for this call only)', async () => {
   t.handler = statuses(503, 503, 200);
   const { http } = setup({ delay: () => 1 });

@@ -6,8 +6,9 @@
  * below does not compile until every `StopReason` has a row.
  */
 import { RetryToken } from '../../lib/guards/origin-budget';
-import type { Ending } from '../../lib/engine/outcome';
-import { interrupted } from '../../lib/engine/outcome';
+import { CircuitOpenError } from '../../lib/types/errors';
+import { halt } from '../../lib/engine/stop';
+import type { Halt, Halting } from '../../lib/engine/stop';
 import { plan } from '../../lib/engine/plan';
 import type { PlanOptions, RetryFacts, Step } from '../../lib/engine/plan';
 import type { RetryBudgetLike, StopReason } from '../../lib/types';
@@ -136,13 +137,13 @@ const rows: Row[] = [
     'a key held past maxDelayMs (a spent quota): rate-limited at once',
     { decision: { retry: true, reason: '403' }, gate: { turnMs: 3_600_000, heldForMs: 3_600_000 } },
     {},
-    { stop: 'rate-limited' },
+    { stop: 'rate-limited', heldForMs: 3_600_000 },
   ],
   [
     'a key held past maxDelayMs comes before retries used up',
     { retry: 5, gate: { turnMs: 3_600_000, heldForMs: 3_600_000 } },
     {},
-    { stop: 'rate-limited' },
+    { stop: 'rate-limited', heldForMs: 3_600_000 },
   ],
   [
     'a key held just up to maxDelayMs waits',
@@ -268,7 +269,7 @@ describe('the guards after the plan, and the ends of hooks and waits', () => {
   });
 
   const failure = new Error('503 from the server');
-  const ending = (): Ending & { state: { hookError?: unknown } } =>
+  const ending = (): Halting & { state: { hookError?: unknown; retryAt?: number } } =>
     ({
       config: { headers: {} },
       state: {},
@@ -276,27 +277,74 @@ describe('the guards after the plan, and the ends of hooks and waits', () => {
       failure,
       lastError: failure,
       lastResponse: undefined,
-    }) as unknown as Ending & { state: { hookError?: unknown } };
+      shared: { now: () => 1_000 },
+      deadline: { error: () => new Error('deadline passed') },
+    }) as unknown as Halting & { state: { hookError?: unknown; retryAt?: number } };
 
-  test.each<[string, Parameters<typeof interrupted>[1], StopReason]>([
+  // What a step reports when the call cannot go on, and what the call then ends with (a call whose last attempt failed).
+  const hookError = new Error('hook');
+  test.each<[string, Halt, StopReason, 'failure' | 'hook' | 'circuit' | 'rate']>([
     [
       'a hook that throws: hook-failed, with the call’s own error',
-      { how: 'failed', error: new Error('hook') },
+      { how: 'failed', error: hookError },
       'hook-failed',
+      'failure',
     ],
-    ['a hook past the deadline: deadline', { how: 'deadline' }, 'deadline'],
-    ['cancelled during a hook or a wait: aborted', { how: 'aborted' }, 'aborted'],
-    ['plugin.close() during a hook or a wait: aborted', { how: 'closed' }, 'aborted'],
-  ])('%s', (_name, ended, reason) => {
+    [
+      'a body factory that throws: hook-failed, with its error',
+      { how: 'failed', error: hookError, own: true },
+      'hook-failed',
+      'hook',
+    ],
+    ['a hook past the deadline: deadline', { how: 'expired' }, 'deadline', 'failure'],
+    ['plugin.close() during a hook or a wait: aborted', { how: 'closed' }, 'aborted', 'failure'],
+    ['the breaker refuses the send: circuit-open, a CircuitOpenError', { how: 'breaker' }, 'circuit-open', 'circuit'],
+    ['a spent budget refuses a retry: budget-exhausted', { how: 'budget' }, 'budget-exhausted', 'failure'],
+    [
+      'the limiter turns the send away: rate-limited',
+      { how: 'rate-held', key: 'GET /a', retryAt: 5_000 },
+      'rate-limited',
+      'failure',
+    ],
+    [
+      'a body that cannot be made ready: not-retryable',
+      { how: 'unreadable', error: hookError },
+      'not-retryable',
+      'hook',
+    ],
+    ['a row refused: its reason', { how: 'refused', stop: 'retries-exhausted' }, 'retries-exhausted', 'failure'],
+    [
+      'a row held the key past maxDelayMs: retryAt',
+      { how: 'refused', stop: 'rate-limited', heldForMs: 60_000 },
+      'rate-limited',
+      'rate',
+    ],
+  ])('%s', (_name, fact, reason, error) => {
     const run = ending();
-    const outcome = interrupted(run, ended, () => new Error('deadline passed'));
+    const outcome = halt(run, fact);
     expect(outcome.stopReason).toBe(reason);
-    if (ended.how === 'failed') {
-      expect(outcome).toEqual({ error: failure, stopReason: 'hook-failed' });
-      expect(run.state.hookError).toBe(ended.error);
-    }
-    if (ended.how === 'deadline' || ended.how === 'closed')
-      expect(outcome).toEqual({ error: failure, stopReason: reason });
+    const thrown = (outcome as { error: unknown }).error;
+    if (error === 'failure' || error === 'rate') expect(thrown).toBe(failure);
+    if (error === 'hook') expect(thrown).toBe(hookError);
+    if (error === 'circuit') expect((thrown as CircuitOpenError).cause).toBe(failure);
+    if (fact.how === 'failed') expect(run.state.hookError).toBe(hookError);
+    if (fact.how === 'rate-held') expect(run.state.retryAt).toBe(5_000);
+    if (error === 'rate') expect(run.state.retryAt).toBe(61_000);
+  });
+
+  test('cancelled during a hook or a wait: aborted, with the call’s CanceledError', () => {
+    const outcome = halt(ending(), { how: 'cancelled' }) as { error: Error; stopReason: StopReason };
+    expect(outcome.stopReason).toBe('aborted');
+    expect(outcome.error.name).toBe('CanceledError');
+  });
+
+  test('before anything failed: the deadline’s error, and the limiter’s own that says nothing was sent', () => {
+    const fresh = { ...ending(), failure: undefined, lastError: undefined } as unknown as Halting;
+    expect((halt(fresh, { how: 'expired' }) as { error: Error }).error.message).toBe('deadline passed');
+    const held = halt(fresh, { how: 'rate-held', key: 'GET /a', retryAt: 5_000 }) as { error: Error };
+    expect(held.error.message).toBe(
+      'axios-resilience: GET /a is rate-limited: its quota is spent until 1970-01-01T00:00:05.000Z; nothing was sent',
+    );
   });
 });
 

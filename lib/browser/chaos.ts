@@ -3,10 +3,10 @@
  * resolved `chaos` setting carries (see `browser/chaos-options.ts`).
  */
 import type { ResolvedChaos } from '../policy/chaos-options';
-import type { CallRun } from '../engine/call-run';
+import type { CallStart } from '../engine/call-run';
 import { capabilityOf } from './capability';
 import type { ChaosCapability } from './chaos-options';
 
-export function withChaos(run: CallRun, chaos: ResolvedChaos): void {
+export function withChaos(run: CallStart, chaos: ResolvedChaos): void {
   capabilityOf<ChaosCapability>(chaos)!.withChaos(run, chaos);
 }

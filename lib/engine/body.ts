@@ -143,20 +143,24 @@ export class BodyPlan {
     return !isStream(this.config.data);
   }
 
+  /** A body factory makes each retry's body (`make`); else a recorded stream is replayed (`replay`). */
+  get made(): boolean {
+    return this.factory !== undefined;
+  }
+
+  /** Puts the recorded bytes on the config again, for the next attempt (nothing for a body that is no stream). */
+  replay(): void {
+    if (this.recording !== undefined) this.config.data = this.recording.replay();
+  }
+
   /**
-   * Puts the next attempt's body on the config: the recorded bytes again, or the factory's new
-   * body (with the `Content-Type` and `Content-Length` the request had before its first attempt,
-   * so the adapter writes the new body's own). Throws what the factory throws, or a `TypeError`
-   * when it returns something that is not a body.
+   * Puts the factory's new body on the config (with the `Content-Type` and `Content-Length` the
+   * request had before its first attempt, so the adapter writes the new body's own). Throws what
+   * the factory throws, or a `TypeError` when it returns something that is not a body.
    */
-  async next(): Promise<void> {
+  async make(): Promise<void> {
     const { config } = this;
-    if (this.recording !== undefined) {
-      config.data = this.recording.replay();
-      return;
-    }
-    if (this.factory === undefined) return;
-    const body: unknown = await this.factory();
+    const body: unknown = await this.factory!();
     if (!isBody(body)) {
       throw new TypeError(
         'axios-resilience: config.retry.body() must return a request body (a string, Buffer, ArrayBuffer, ' +

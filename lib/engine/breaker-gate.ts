@@ -102,9 +102,7 @@ export class BreakerGate {
   succeeded(response: AxiosResponse): void {
     if (!this.counted || this.settled || this.guard === undefined) return;
     this.settled = true;
-    const guard = this.guard;
-    guard.succeed(response);
-    if (guard.failing !== undefined && this.endpoint !== undefined) guard.routeSucceeded(this.endpoint());
+    this.guard.succeeded(response, this.endpoint);
   }
 
   /** An attempt failed: where its route's failures began, for `failed` (`Guard.failureBegan`). */

@@ -12,50 +12,84 @@ import { BreakerGate } from './breaker-gate';
 import type { Call, CallState } from './call';
 import type { Shared } from './context';
 import { Deadline } from './deadline';
+import type { Halt } from './stop';
 import { destination, routeTo } from './route';
 import type { Route } from './route';
 
 /** What one attempt ended in: the response axios's adapter resolved with, or the failure. */
 export type Attempt = { response: AxiosResponse; error?: undefined } | { error: unknown; response?: undefined };
 
-/** Why a call could not follow a hook to another origin. */
-export type MoveRefused = 'budget-exhausted' | 'circuit-open';
-
 /**
- * One call, from when it reaches the adapter to its end: the one object the engine keeps for it.
- *
- * - What it works with, fixed when it reached the adapter (`config`, `options`, the caller's
- *   adapter...), but for its route, which follows the call to another origin.
- * - What a retried call needs, armed by `arm()` when the attempt loop takes the call: its deadline,
- *   its passage through the breaker, its retry token and its body's plan. Most calls are one attempt
- *   that succeeds (`run.ts`'s short way) and never arm them.
- * - What the loop remembers between attempts: the last attempt, the backoff's memory, what the
- *   last answer said of the rate limit (`pushback`).
+ * A call as it reaches the adapter: what its first send needs, fixed then (`config`, `options`, the
+ * caller's adapter...), but for its route, which follows the call to another origin. Most calls are
+ * one attempt that succeeds (`run.ts`'s short way) and are never more than this.
  *
  * `Call` and `CallState` are not here: they belong to the logical call, which may reach the adapter
  * more than once (a config re-sent by hand), and `CallState` is the public `retryState`.
  */
-export class CallRun {
-  readonly config: InternalAxiosRequestConfig;
-  readonly call: Call;
-  readonly state: CallState;
+export class CallStart {
   /** The caller's adapter (wrapped by fault injection when the call has `chaos`). */
   base: AxiosAdapter;
-  readonly shared: Shared;
   readonly options: ResolvedOptions;
-  /** Upper-case method. */
-  readonly method: string;
-  /** Where the attempts go now, and the guards that count them there. */
-  route: Route;
-  /** When the call reached the adapter (the plugin's clock): its deadline runs from here, and a failure says how long it took. */
-  readonly startedAt: number;
+  /** The route's origin and whether it may refuse a browser's cross-origin call: read on every attempt, so kept as fields. */
+  origin: string;
+  corsSensitive: boolean;
+  /** Ends pending waits and hooks when the plugin closes (the plugin's). */
+  readonly closers: Set<() => void>;
+  /** The call's endpoint (method and path, ids folded), read once it is asked for (`policy/scope.ts`). */
+  endpointKey: string | undefined;
 
-  // Armed by `arm()`, for a call the loop runs.
-  deadline!: Deadline;
+  constructor(
+    readonly config: InternalAxiosRequestConfig,
+    readonly call: Call,
+    readonly state: CallState,
+    base: AxiosAdapter,
+    readonly shared: Shared,
+    /** Upper-case method. */
+    readonly method: string,
+    /** Where the attempts go now, and the guards that count them there (`CallRun.follow` moves it). */
+    public route: Route,
+    /** When the call reached the adapter (the plugin's clock): its deadline runs from here, and a failure says how long it took. */
+    readonly startedAt: number = shared.now(),
+  ) {
+    this.base = base;
+    this.options = call.options;
+    this.origin = route.origin;
+    this.corsSensitive = route.corsSensitive;
+    this.closers = shared.closers;
+  }
+
+  /** An attempt goes out: the call's first counts as one request for the budget. */
+  sent(): void {
+    if (this.state.attempts++ === 0) this.route.budget?.deposit();
+  }
+
+  /** `rateLimit.key(config)` where it goes now, when set: the call's one rate-limit scope. */
+  get userKey(): string | undefined {
+    return this.route.userKey;
+  }
+
+  /** The call's endpoint (its route), for a scope narrower than its origin. */
+  readonly endpoint = (): string => (this.endpointKey ??= routeOf(this.method, this.config));
+
+  /** The model the call's JSON body names, for a scope per model. */
+  model(): string | undefined {
+    return modelOf(this.config.data);
+  }
+}
+
+/**
+ * A call the attempt loop runs (it failed once, or needs more than a send: hooks, a deadline,
+ * hedging, a body to keep), built complete from its start: its deadline, its passage through the
+ * breaker, its retry token and its body's plan; and what the loop remembers between attempts: the
+ * last attempt, the backoff's memory, what the last answer said of the rate limit (`pushback`).
+ */
+export class CallRun extends CallStart {
+  readonly deadline: Deadline;
   /** The call's passage through the breaker of its route (or of the origin a redirect ended at). */
-  gate!: BreakerGate;
-  token!: RetryToken;
-  body!: BodyPlan;
+  gate: BreakerGate;
+  readonly token: RetryToken;
+  readonly body: BodyPlan;
 
   /** The origin a followed redirect ended at, when the call is accounted there (`answeredAt`). */
   private accountedAt: string | undefined;
@@ -73,38 +107,15 @@ export class CallRun {
   answer: Answer | undefined;
   /** The rate-limit scope the attempt in flight was paced under, if it was (`rate-gate.ts`). */
   sentKey: string | undefined;
-  /** The call's endpoint (method and path, ids folded), read once it is asked for (`policy/scope.ts`). */
-  private endpointKey: string | undefined;
   /** When the retry now pending was decided (its wait in `delaysMs` runs from here). */
   decidedAt = 0;
 
-  constructor(
-    config: InternalAxiosRequestConfig,
-    call: Call,
-    state: CallState,
-    base: AxiosAdapter,
-    shared: Shared,
-    method: string,
-    route: Route,
-  ) {
-    this.config = config;
-    this.call = call;
-    this.state = state;
-    this.base = base;
-    this.shared = shared;
-    this.options = call.options;
-    this.method = method;
-    this.route = route;
-    this.startedAt = shared.now();
-    this.previousDelayMs = call.options.baseDelayMs;
-  }
-
-  /**
-   * Arms what a retried call needs, as the attempt loop takes it. `counted`: the call began under a
-   * closed breaker, its first attempt sent before it got here.
-   */
-  arm(counted: boolean): this {
+  /** `counted`: the call began under a closed breaker, its first attempt sent before the loop took it. */
+  constructor(start: CallStart, counted: boolean) {
+    super(start.config, start.call, start.state, start.base, start.shared, start.method, start.route, start.startedAt);
     const { config, options, shared } = this;
+    this.endpointKey = start.endpointKey;
+    this.previousDelayMs = options.baseDelayMs;
     this.deadline = new Deadline(options.deadlineMs, this.startedAt, shared.now);
     this.gate = this.gateFor(this.route, counted);
     this.token = new RetryToken(this.route.budget);
@@ -118,36 +129,10 @@ export class CallRun {
         this.call.deduped = true;
       }
     }
-    return this;
-  }
-
-  get closers(): Set<() => void> {
-    return this.shared.closers;
-  }
-
-  get origin(): string {
-    return this.route.origin;
   }
 
   get budget(): RetryBudgetLike | undefined {
     return this.route.budget;
-  }
-
-  get corsSensitive(): boolean {
-    return this.route.corsSensitive;
-  }
-
-  /** `rateLimit.key(config)` where it goes now, when set: the call's one rate-limit scope. */
-  get userKey(): string | undefined {
-    return this.route.userKey;
-  }
-
-  /** The call's endpoint (its route), for a scope narrower than its origin. */
-  readonly endpoint = (): string => (this.endpointKey ??= routeOf(this.method, this.config));
-
-  /** The model the call's JSON body names, for a scope per model. */
-  model(): string | undefined {
-    return modelOf(this.config.data);
   }
 
   /**
@@ -155,18 +140,20 @@ export class CallRun {
    * an attempt: the origin it leaves counts the call as ended there (its breaker, with the last
    * failure), and the new origin's guards take it on: the retry's token comes from its budget, and
    * its breaker must be closed (a call moved to an origin whose breaker is open, or half-open with
-   * its probe out, stops with `circuit-open`). Throws when `breaker.key()` does.
+   * its probe out, is refused by it). Throws when `breaker.key()` does.
    */
-  async follow(): Promise<MoveRefused | undefined> {
+  async follow(): Promise<Halt | undefined> {
     const origin = destination(this.config);
     if (origin === this.route.origin) return undefined;
     const route = routeTo(origin, this.config, this.shared, this.state, this.options, this.endpoint);
     this.gate.left(this.lastError ?? this.failure);
     this.route = route;
+    this.origin = route.origin;
+    this.corsSensitive = route.corsSensitive;
     this.accountedAt = undefined;
     this.gate = this.gateFor(route, false);
-    if (!(await this.token.moveTo(route.budget))) return 'budget-exhausted';
-    return this.gate.enter() ? undefined : 'circuit-open';
+    if (!(await this.token.moveTo(route.budget))) return { how: 'budget' };
+    return this.gate.enter() ? undefined : { how: 'breaker' };
   }
 
   /**
@@ -251,7 +238,7 @@ function dedupedAt(options: ResolvedOptions, origin: string): boolean {
 }
 
 /**
- * Makes the call's one state object when it reaches the adapter (`CallRun`): fixes its origin, its
+ * Makes the call's state when it reaches the adapter (`CallStart`): fixes its origin, its
  * budget and breaker, and attaches its Idempotency-Key, here, once per logical call, after every
  * request interceptor. Throws for a key from a user's generator that is no valid header value, or a
  * `breaker.key()` that throws.
@@ -262,7 +249,7 @@ export function startRun(
   state: CallState,
   base: AxiosAdapter,
   shared: Shared,
-): CallRun {
+): CallStart {
   const options = call.options;
   const method = methodOf(config);
   const origin = destination(config);
@@ -280,5 +267,5 @@ export function startRun(
   let endpoint: string | undefined;
   const endpointOf = (): string => (endpoint ??= routeOf(method, config));
   const route = routeTo(origin, config, shared, state, options, endpointOf);
-  return new CallRun(config, call, state, base, shared, method, route);
+  return new CallStart(config, call, state, base, shared, method, route);
 }

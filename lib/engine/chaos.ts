@@ -8,7 +8,7 @@ import type { CallState } from './call';
 import { adapterKind, networkFailure, statusOutcome, timeoutError } from './chaos-outcome';
 import type { AdapterKind } from './chaos-outcome';
 import { markInjected, wrapsAdapter } from './chaos-mark';
-import type { CallRun } from './call-run';
+import type { CallStart } from './call-run';
 import type { Shared } from './context';
 import { cancellation, interruptible } from './hooks';
 import { destination } from './route';
@@ -22,7 +22,7 @@ import { destination } from './route';
  */
 
 /** Wraps the call's adapter in `chaos`; `retryState.injected` starts at 0. */
-export function withChaos(run: CallRun, chaos: ResolvedChaos): void {
+export function withChaos(run: CallStart, chaos: ResolvedChaos): void {
   const { base, state, shared, options } = run;
   state.injected = 0;
   run.base = chaosAdapter(base, chaos, state, shared, options.attemptHeader);
@@ -176,10 +176,10 @@ class Faulted {
     const ended =
       cancellation(config) === undefined
         ? await interruptible(ms, { config, closers: this.shared.closers })
-        : { how: 'aborted' };
+        : { how: 'cancelled' };
     if (ended.how === 'done') return;
     releaseBody({ response: held });
-    throw ended.how === 'aborted'
+    throw ended.how === 'cancelled'
       ? (cancellation(config) ?? new CanceledError(undefined, config))
       : new CanceledError('axios-resilience: the plugin was closed', config);
   }

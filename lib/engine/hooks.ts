@@ -7,9 +7,12 @@ import type { InternalAxiosRequestConfig } from 'axios';
  * throw; the loop turns it into the call's outcome.
  */
 
-/** How a wait or a hook ended. `done` carries a hook's resolved value. */
+/**
+ * How a wait or a hook ended. `done` carries a hook's resolved value; the others are facts the stop
+ * table (`stop.ts`'s `halt`) names a reason for.
+ */
 export type Ended =
-  { how: 'done'; value?: unknown } | { how: 'failed'; error: unknown } | { how: 'aborted' | 'closed' | 'deadline' };
+  { how: 'done'; value?: unknown } | { how: 'failed'; error: unknown } | { how: 'cancelled' | 'closed' | 'expired' };
 
 /** What a wait or hook can be ended by besides itself. */
 export interface Interrupts {
@@ -47,7 +50,7 @@ export function interruptible(work: number | Promise<unknown>, on: Interrupts, l
       on.closers.delete(onClose);
       resolve(ended);
     };
-    const onAbort = (): void => finish({ how: 'aborted' });
+    const onAbort = (): void => finish({ how: 'cancelled' });
     const onClose = (): void => finish({ how: 'closed' });
     if (typeof work === 'number') {
       // Not unref'd: a pending retry is work the caller is waiting for, like an open socket.
@@ -57,7 +60,7 @@ export function interruptible(work: number | Promise<unknown>, on: Interrupts, l
         (value: unknown) => finish({ how: 'done', value }),
         (error: unknown) => finish({ how: 'failed', error }),
       );
-      if (limitMs !== undefined) timer = setTimeout(finish, Math.max(0, limitMs), { how: 'deadline' });
+      if (limitMs !== undefined) timer = setTimeout(finish, Math.max(0, limitMs), { how: 'expired' });
     }
     signal?.addEventListener?.('abort', onAbort);
     token?.subscribe(onAbort);

@@ -1,6 +1,6 @@
 import { AxiosHeaders, isCancel } from 'axios';
 import type { AxiosError, AxiosResponse, AxiosResponseHeaders } from 'axios';
-import { classify, mayRepeat, unprocessed as wasUnprocessed } from '../policy/classify';
+import { classify, overruled, retryResponse, serverSays, unprocessed as wasUnprocessed } from '../policy/classify';
 import type { Answer } from '../policy/answer';
 import type { Decision } from '../policy/classify';
 import { resolveCallOptions } from '../policy/options';
@@ -8,16 +8,16 @@ import type { RetryContext, RetryDecision } from '../types';
 import { CallState } from './call';
 import type { Attempt, CallRun } from './call-run';
 import { runHook } from './hooks';
-import { interrupted } from './outcome';
-import type { Outcome } from './outcome';
+import type { Halt } from './stop';
 
 /**
- * Judging one attempt: the decision table over a failure, and `shouldRetry` over the table (and
- * over resolved responses, when it is set). The guards come after, in the plan.
+ * Judging one attempt: the decision table over a failure, the server's say and `shouldRetry` over
+ * the table (`policy/classify.ts` owns each of those rules), and `shouldRetryResponse` over a
+ * resolved response. The guards come after, in the plan.
  */
 
-/** The attempt's verdict: the call's answer, a decision to plan a retry by, or the end of the call. */
-export type Verdict = { accept: AxiosResponse } | { decision: Decision } | { end: Outcome };
+/** The attempt's verdict: the call's answer, a decision to plan a retry by, or what ended the call. */
+export type Verdict = { accept: AxiosResponse } | { decision: Decision } | { halt: Halt };
 
 export async function judge(run: CallRun, attempt: Attempt, answer: Answer): Promise<Verdict> {
   const { options } = run;
@@ -28,56 +28,30 @@ export async function judge(run: CallRun, attempt: Attempt, answer: Answer): Pro
     if (predicate === undefined) return { accept: response };
     run.last = undefined;
     const asked = await ask(run, predicate, undefined, response, { retry: false, reason: 'success' });
-    if ('end' in asked) return asked;
+    if ('halt' in asked) return asked;
     if (asked.verdict !== true) return { accept: response };
     run.last = attempt;
-    // A write the server answered was processed: asking again would do it again (or, deduped, only
-    // replay the same answer), so only the server's word or `unsafeRetryWrites` repeats it.
-    if (!mayRepeat({ ...writeFacts(run), deduped: false }, answer.says === true)) {
-      return { decision: { retry: false, stopReason: 'non-idempotent', reason: 'shouldRetryResponse' } };
-    }
-    return { decision: { retry: true, reason: 'shouldRetryResponse' } };
+    return { decision: retryResponse(writeFacts(run), answer.says === true) };
   }
   const error = attempt.error;
   run.last = attempt;
   const response = (error as { response?: AxiosResponse | null } | null)?.response ?? undefined;
   if (run.corsSensitive && response !== undefined) run.shared.cors.answer(run.origin);
   // The deadline ended this attempt: its timeout was the time the deadline left.
-  if (run.deadline.endedAttempt(error)) return { end: { error, stopReason: 'deadline' } };
+  if (run.deadline.endedAttempt(error)) return { halt: { how: 'expired' } };
   const facts = { ...writeFacts(run), error, keyed: run.state.idempotencyKey !== undefined, data: run.config.data };
   const decision = serverSays(classify(facts, options), answer);
   // A cancel is never retried, whatever a predicate says (a body that cannot be sent again is the plan's).
   if (options.shouldRetry === undefined || isCancel(error)) return { decision };
   const asked = await ask(run, options.shouldRetry, error as AxiosError, response, decision);
-  if ('end' in asked) return asked;
-  if (asked.verdict === false && decision.retry) {
-    return { decision: { retry: false, stopReason: 'not-retryable', reason: decision.reason } };
-  }
-  if (asked.verdict !== true || decision.retry) return { decision };
-  // The predicate says retry where the table did not: never a write the server may have processed.
+  if ('halt' in asked) return asked;
   const unprocessed = wasUnprocessed(error, options.errorCodes) || answer.says === true;
-  if (!mayRepeat(facts, unprocessed)) return { decision: { ...decision, stopReason: 'non-idempotent' } };
-  return { decision: { retry: true, reason: decision.reason } };
+  return { decision: overruled(decision, asked.verdict, facts, unprocessed) };
 }
 
 /** What the write rule needs of the call (`mayRepeat`). */
 function writeFacts(run: CallRun): { method: string; deduped: boolean; unsafe: boolean } {
   return { method: run.method, deduped: run.call.deduped, unsafe: run.options.unsafeRetryWrites };
-}
-
-/**
- * The server's explicit say over the table: `x-should-retry: true|false` (OpenAI's and Anthropic's
- * servers) or Stripe's `Stripe-Should-Retry`, as it knows whether the request was processed (the
- * only word that lets a write it answered be repeated without `unsafeRetryWrites`); and a 403 that
- * is a throttle (its quota is spent, or it asks for a wait: GitHub's limits), which was not
- * processed, so it is retried as a 429 is. A cancel stays a cancel.
- */
-function serverSays(decision: Decision, answer: Answer): Decision {
-  if (answer.status === undefined || (!decision.retry && decision.stopReason === 'aborted')) return decision;
-  if (answer.says === false) return { retry: false, stopReason: 'not-retryable', reason: `${answer.sayer}: false` };
-  if (answer.says === true) return { retry: true, reason: decision.reason };
-  if (answer.status === 403 && answer.throttle) return { retry: true, reason: '403' };
-  return decision;
 }
 
 /** Asks `shouldRetry`; `true` or `false` override the table, anything else keeps it. */
@@ -87,7 +61,7 @@ async function ask(
   error: AxiosError | undefined,
   response: AxiosResponse | undefined,
   decision: RetryDecision,
-): Promise<{ verdict: boolean | undefined } | { end: Outcome }> {
+): Promise<{ verdict: boolean | undefined } | { halt: Halt }> {
   const ctx: RetryContext = {
     error,
     response: response === undefined ? undefined : asCallerSees(run, response),
@@ -99,7 +73,7 @@ async function ask(
     config: run.config,
   };
   const ended = await runHook(() => predicate(ctx), run);
-  if (ended.how !== 'done') return { end: interrupted(run, ended, () => run.deadline.error(run.config)) };
+  if (ended.how !== 'done') return { halt: ended };
   return { verdict: ended.value === true || ended.value === false ? ended.value : undefined };
 }
 

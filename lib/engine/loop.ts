@@ -4,34 +4,37 @@ import type { Decision } from '../policy/classify';
 import type { RetryEvent } from '../types';
 import { isInjected } from './chaos-mark';
 import { releaseBody } from './body';
-import type { Attempt, CallRun, MoveRefused } from './call-run';
+import { CallRun } from './call-run';
+import type { Attempt, CallStart } from './call-run';
 import { dispatch } from './context';
 import { hedgeable, hedgedSend } from './hedge';
 import { cancellation, interruptible, runHook } from './hooks';
 import { judge } from './judge';
-import { circuitOpen, finish, interrupted, stop } from './outcome';
-import type { Outcome } from './outcome';
+import { finish } from './outcome';
 import { plan } from './plan';
 import { askedWaitMs } from './pushback';
 import { gateWait, observe, takeTurn } from './rate-gate';
 import { answeredBy } from './route';
 import { readAnswer } from '../policy/answer';
 import type { Wait } from './plan';
+import { halt } from './stop';
+import type { Halt } from './stop';
 
 /**
  * The attempt loop: send, judge, plan, wait, again, until a step ends the call. Each step is a
  * function below, and each rule a step calls on lives in a file of its own: the decision table
- * (`policy/classify.ts`, through `judge.ts`), the guards (`plan.ts`, the retry token in `guards/origin-budget.ts`), the deadline,
+ * (`policy/classify.ts`, through `judge.ts`), the plan (`plan.ts`, the retry token in `guards/origin-budget.ts`), the deadline,
  * the hooks, the breaker gate, hedging, bodies, and the end of a call (`outcome.ts`). A step returns
- * what happened as a value; only `finish` turns the outcome into the promise axios gets.
+ * what happened as a value: a step that cannot go on reports a fact (`Halt`), which `stop.ts` alone
+ * turns into a stop reason; only `finish` turns the outcome into the promise axios gets.
  */
 
 /** Runs a call's attempts through its breaker, from the first. */
-export function runAttempts(run: CallRun): Promise<AxiosResponse> {
-  run.arm(false);
+export function runAttempts(start: CallStart): Promise<AxiosResponse> {
+  const run = new CallRun(start, false);
   return run.gate.pass(
     () => loop(run, undefined),
-    () => finish(run, circuitOpen(run)),
+    () => finish(run, halt(run, { how: 'breaker' })),
   );
 }
 
@@ -39,8 +42,8 @@ export function runAttempts(run: CallRun): Promise<AxiosResponse> {
  * Carries on after a first attempt sent without the loop (the short way `run.ts` takes for most
  * calls), from its failure. `counted`: it was sent under a closed breaker, which counts the call.
  */
-export function continueAfter(run: CallRun, first: Attempt, counted: boolean): Promise<AxiosResponse> {
-  return loop(run.arm(counted), first);
+export function continueAfter(start: CallStart, first: Attempt, counted: boolean): Promise<AxiosResponse> {
+  return loop(new CallRun(start, counted), first);
 }
 
 async function loop(run: CallRun, first: Attempt | undefined): Promise<AxiosResponse> {
@@ -49,12 +52,12 @@ async function loop(run: CallRun, first: Attempt | undefined): Promise<AxiosResp
       await run.body.prepare(run.base, run.options.retries);
     } catch (error) {
       // A form whose Blob parts cannot be read.
-      return finish(run, { error, stopReason: 'not-retryable' });
+      return finish(run, halt(run, { how: 'unreadable', error }));
     }
   }
   let attempt = first ?? (await send(run));
   for (;;) {
-    if ('end' in attempt) return finish(run, attempt.end);
+    if ('halt' in attempt) return finish(run, halt(run, attempt.halt));
     const answeredAt = answeredBy(attempt, run.origin);
     if (answeredAt !== undefined) run.answeredAt(answeredAt);
     // Each answer is read once; the gate, the judge and the plan read that.
@@ -63,46 +66,42 @@ async function loop(run: CallRun, first: Attempt | undefined): Promise<AxiosResp
     observe(run, answer);
     const verdict = await judge(run, attempt, answer);
     if ('accept' in verdict) return finish(run, { response: verdict.accept });
-    if ('end' in verdict) return finish(run, verdict.end);
+    if ('halt' in verdict) return finish(run, halt(run, verdict.halt));
     const planned = await retry(run, verdict.decision);
-    if (!('delayMs' in planned)) return finish(run, planned);
+    if (!('delayMs' in planned)) return finish(run, halt(run, planned));
     // Its own wait here; its turn at the key's gate, if on, in `send` (counted into `delaysMs` there).
     const interruption = await wait(run, planned.timerMs);
-    if (interruption !== undefined) return finish(run, interruption);
+    if (interruption !== undefined) return finish(run, halt(run, interruption));
     attempt = await send(run);
   }
 }
 
-/** Puts a retry's body on the config, then runs `beforeAttempt` and sends one attempt (hedged when it may be). Never rejects. */
-async function send(run: CallRun): Promise<Attempt | { end: Outcome }> {
+/** Puts a retry's body on the config (made afresh, or replayed), then runs `beforeAttempt` and sends one attempt (hedged when it may be). Never rejects. */
+async function send(run: CallRun): Promise<Attempt | { halt: Halt }> {
   const { config, options, state } = run;
-  if (state.attempts > 0) {
-    const ended = await runHook(() => run.body.next(), run);
+  if (state.attempts > 0 && run.body.made) {
+    const ended = await runHook(() => run.body.make(), run);
     // A body factory that throws fails the call with its own error: there is no body to send.
-    if (ended.how === 'failed') {
-      state.hookError = ended.error;
-      return { end: { error: ended.error, stopReason: 'hook-failed' } };
-    }
-    if (ended.how !== 'done') return { end: interrupted(run, ended, () => run.deadline.error(config)) };
+    if (ended.how !== 'done') return { halt: ended.how === 'failed' ? { ...ended, own: true } : ended };
+  } else if (state.attempts > 0) {
+    run.body.replay();
   }
   const turn = takeTurn(run);
   if (turn !== undefined) {
     const refused = await turn;
-    if (refused !== undefined) return { end: refused };
+    if (refused !== undefined) return { halt: refused };
   }
   const hook = options.beforeAttempt;
   if (hook !== undefined) {
     const info = { attempt: state.attempts + 1, timeLeftMs: run.deadline.timeLeft() };
     const ended = await runHook(() => hook(config, info), run, info.timeLeftMs);
-    if (ended.how !== 'done') return { end: interrupted(run, ended, () => run.deadline.error(config)) };
+    if (ended.how !== 'done') return { halt: ended };
   }
   const moved = await follow(run);
-  if (moved !== undefined) return { end: moved };
+  if (moved !== undefined) return { halt: moved };
   const attemptConfig = run.deadline.clip(config);
-  if (attemptConfig === undefined) return { end: stop(run, 'deadline', run.failure ?? run.deadline.error(config)) };
-  // Each call that is really sent counts as one request for the budget.
-  if (state.attempts === 0) run.budget?.deposit();
-  state.attempts++;
+  if (attemptConfig === undefined) return { halt: { how: 'expired' } };
+  run.sent();
   run.token.spend();
   if (options.attemptHeader !== false) config.headers.set(options.attemptHeader, String(state.attempts));
   let sent: Promise<AxiosResponse>;
@@ -122,23 +121,19 @@ async function send(run: CallRun): Promise<Attempt | { end: Outcome }> {
 }
 
 /** Accounts the attempt to the origin a hook sent it to, if it moved (`CallRun.follow`); ends the call if that origin's guards refuse. */
-async function follow(run: CallRun): Promise<Outcome | undefined> {
+async function follow(run: CallRun): Promise<Halt | undefined> {
   // Only a hook can have moved it.
   if (run.options.onRetry === undefined && run.options.beforeAttempt === undefined) return undefined;
-  let refused: MoveRefused | undefined;
   try {
-    refused = await run.follow();
+    return await run.follow();
   } catch (error) {
-    // breaker.key() threw for the new origin.
-    run.state.hookError = error;
-    return { error, stopReason: 'hook-failed' };
+    // breaker.key() threw for the new origin: its error is the call's.
+    return { how: 'failed', error, own: true };
   }
-  if (refused === undefined) return undefined;
-  return refused === 'circuit-open' ? circuitOpen(run) : stop(run, refused);
 }
 
 /** Plans the retry a decision allows: the plan's guards, then a budget token, then `onRetry`. */
-async function retry(run: CallRun, decision: Decision): Promise<Outcome | Wait> {
+async function retry(run: CallRun, decision: Decision): Promise<Halt | Wait> {
   const { options, shared, state } = run;
   const retry = run.retries++;
   // Read only when a retry is otherwise possible: a stream still being sent is read to its end first.
@@ -163,20 +158,15 @@ async function retry(run: CallRun, decision: Decision): Promise<Outcome | Wait> 
     },
     options,
   );
-  if ('stop' in step) {
-    if (step.hookError !== undefined) state.hookError = step.hookError;
-    if (step.stop === 'rate-limited' && gate !== undefined && gate.heldForMs > options.maxDelayMs) {
-      state.retryAt = shared.now() + gate.heldForMs;
-    }
-    return step.stop === 'circuit-open' ? circuitOpen(run) : stop(run, step.stop);
-  }
+  if ('threw' in step) return { how: 'failed', error: step.threw };
+  if ('stop' in step) return { how: 'refused', ...step };
   if (step.backoffMs !== undefined) run.previousDelayMs = Math.max(step.backoffMs, options.baseDelayMs);
   // A throttle's retry takes no budget token: the server did not process the request, and the rate
   // limiter, not the budget, bounds such retries (paced at its scope's gate once the answers show the
   // rate is the cause; until then each waits its backoff). Any other failure's retry spends one, last,
   // so a retry refused above spends none.
   const paced = run.pushback.throttled && gate !== undefined;
-  if (run.answer?.throttle !== true && !(await run.token.take())) return stop(run, 'budget-exhausted');
+  if (run.answer?.throttle !== true && !(await run.token.take())) return { how: 'budget' };
 
   const onRetry = options.onRetry;
   const listened = shared.listeners.has('retry');
@@ -195,7 +185,7 @@ async function retry(run: CallRun, decision: Decision): Promise<Outcome | Wait> 
     if (isInjected(response ?? error)) event.injected = true;
     if (onRetry !== undefined) {
       const ended = await runHook(() => onRetry(event), run);
-      if (ended.how !== 'done') return interrupted(run, ended, () => run.deadline.error(run.config));
+      if (ended.how !== 'done') return ended;
     }
     if (listened) shared.listeners.emit('retry', { ...event, origin: run.origin });
   }
@@ -226,16 +216,14 @@ function retriedError(run: CallRun): AxiosError {
 }
 
 /** Waits before the retry; ends the call on a cancel, `close()`, or a breaker that opened meanwhile. */
-async function wait(run: CallRun, delayMs: number): Promise<Outcome | undefined> {
-  const { config, shared } = run;
+async function wait(run: CallRun, delayMs: number): Promise<Halt | undefined> {
   // The failed attempt's response body (a stream, with `responseType: 'stream'`) will never be read.
   releaseBody(run.lastError ?? run.last);
-  const deadlineError = (): unknown => run.deadline.error(config);
-  if (cancellation(config) !== undefined) return interrupted(run, { how: 'aborted' }, deadlineError);
+  if (cancellation(run.config) !== undefined) return { how: 'cancelled' };
   // A hook may have awaited across a close().
-  if (shared.closed) return interrupted(run, { how: 'closed' }, deadlineError);
+  if (run.shared.closed) return { how: 'closed' };
   const ended = await interruptible(delayMs, run);
-  if (ended.how !== 'done') return interrupted(run, ended, deadlineError);
+  if (ended.how !== 'done') return ended;
   // Other calls may have opened the breaker during the wait: the retry would fail anyway.
-  return run.gate.refusing ? circuitOpen(run) : undefined;
+  return run.gate.refusing ? { how: 'breaker' } : undefined;
 }

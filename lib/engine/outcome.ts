@@ -1,91 +1,18 @@
 import { AxiosError, CanceledError, isCancel } from 'axios';
 import type { AxiosResponse, InternalAxiosRequestConfig } from 'axios';
-import { CircuitOpenError } from '../types/errors';
-import type { ResolvedOptions } from '../policy/options';
 import type { StopReason } from '../types';
-import type { RetryToken } from '../guards/origin-budget';
-import type { BreakerGate } from './breaker-gate';
 import type { Call, CallState } from './call';
-import type { Ended } from './hooks';
-import { cancellation } from './hooks';
 import { notify } from './listeners';
 import type { Listeners } from './listeners';
 import { destination } from './route';
+import { reasonOutside } from './stop';
+import type { Ending, Outcome } from './stop';
 
 /**
- * The end of a call, in one place: why it stopped, the error the caller gets, the breaker's count,
- * and (from the plugin's response interceptor, after axios's transforms) `onGiveUp`.
+ * The end of a call, in one place: the stop reason (named by `stop.ts`) on `retryState`, the error
+ * the caller gets and its story, the breaker's count, and (from the plugin's response interceptor,
+ * after axios's transforms) `onGiveUp`.
  */
-
-/**
- * How a call ends. A response, or a failure with its stop reason; a response may carry a stop
- * reason too, when `shouldRetry` asked to retry a good answer and a guard said no.
- */
-export type Outcome = { response: AxiosResponse; stopReason?: StopReason } | { error: unknown; stopReason: StopReason };
-
-/** What ending a call needs of it (the loop's `CallRun` is one). */
-export interface Ending {
-  readonly config: InternalAxiosRequestConfig;
-  readonly state: CallState;
-  readonly origin: string;
-  /** Upper-case method, and when the call reached the adapter (the plugin's clock): the failure's story. */
-  readonly method: string;
-  readonly startedAt: number;
-  readonly options: Pick<ResolvedOptions, 'deadlineMs' | 'idempotencyKey'>;
-  readonly shared: { readonly listeners: Listeners; now(): number };
-  readonly gate: BreakerGate;
-  readonly token: RetryToken;
-  readonly body: { release(): void };
-  /** The attempt being retried: a failure, or a response `shouldRetry` asked to retry. */
-  readonly failure: unknown;
-  readonly lastError: unknown;
-  readonly lastResponse: AxiosResponse | undefined;
-}
-
-/**
- * The call stops for `reason` with `error` (by default the last failure). When that is a response
- * `shouldRetry` asked to retry, the call resolves with it: the guards stopped the retry of a good
- * answer.
- */
-export function stop(run: Ending, reason: StopReason, error: unknown = run.failure): Outcome {
-  const response = run.lastResponse;
-  if (response !== undefined && error === response) return { response, stopReason: reason };
-  return { error, stopReason: reason };
-}
-
-/** The breaker will not let the call (or its retry) out: a `CircuitOpenError`, caused by the last real failure. */
-export function circuitOpen(run: Ending): Outcome {
-  const response = run.lastResponse;
-  if (response !== undefined) return { response, stopReason: 'circuit-open' };
-  return { error: new CircuitOpenError(run.origin, run.config, run.lastError), stopReason: 'circuit-open' };
-}
-
-/**
- * A hook or a wait that did not end by itself: the hook failed (`hook-failed`, with the call's
- * last error, or the hook's when nothing failed yet), the deadline passed, or the call was
- * cancelled or the plugin closed (`aborted`).
- */
-export function interrupted(
-  run: Ending,
-  ended: Exclude<Ended, { how: 'done' }>,
-  deadlineError: () => unknown,
-): Outcome {
-  switch (ended.how) {
-    case 'failed':
-      run.state.hookError = ended.error;
-      return stop(run, 'hook-failed', run.lastError ?? ended.error);
-    case 'deadline':
-      return stop(run, 'deadline', run.failure ?? deadlineError());
-    case 'closed':
-      return stop(
-        run,
-        'aborted',
-        run.failure ?? new CanceledError('axios-resilience: the plugin was closed', undefined, run.config),
-      );
-    case 'aborted':
-      return stop(run, 'aborted', cancellation(run.config) ?? new CanceledError(undefined, undefined, run.config));
-  }
-}
 
 /**
  * Settles the call with its outcome: the stop reason goes on `retryState`, a token held for a retry
@@ -229,7 +156,7 @@ export function giveUp(
 ): void {
   if (call.reported) return;
   call.reported = true;
-  state.stopReason ??= isCancel(error) ? 'aborted' : 'not-retryable';
+  state.stopReason ??= reasonOutside(error);
   // Cancelled before the adapter ran: no story was told yet, and an error of the call's own may have one.
   if (state.attempts === 0 && (error as { config?: unknown } | null)?.config === config && config !== undefined) {
     if ((error as { [AXIOS_MESSAGE]?: string })[AXIOS_MESSAGE] === undefined)

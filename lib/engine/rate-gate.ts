@@ -1,4 +1,3 @@
-import { AxiosError } from 'axios';
 import type { AxiosResponse } from 'axios';
 import type { RateLimiter } from '../guards/rate-limiter';
 import { RateLimiters } from '../guards/rate-limiters';
@@ -7,12 +6,11 @@ import type { RateLimitEvent } from '../types';
 import { readAnswer } from '../policy/answer';
 import type { Answer } from '../policy/answer';
 import { mayBeSpent } from '../policy/rate-limit-headers';
-import type { CallRun, Pushback } from './call-run';
+import type { CallRun, CallStart, Pushback } from './call-run';
 import { pushbackOf } from './pushback';
 import type { GateWait } from './plan';
 import { interruptible } from './hooks';
-import { interrupted, stop } from './outcome';
-import type { Outcome } from './outcome';
+import type { Halt } from './stop';
 
 /**
  * The gate a call crosses at its scope's rate limiter (`guards/rate-limiters.ts` picks the scope): the
@@ -45,7 +43,7 @@ export function limitersFor(
 }
 
 /** The limiter pacing this call's scope now, if one is on. */
-export function activeLimiter(run: CallRun): RateLimiter | undefined {
+export function activeLimiter(run: CallStart): RateLimiter | undefined {
   const limiters = run.shared.limiters;
   if (limiters === undefined || limiters.engaged === 0) return undefined;
   return limiters.active(limiters.keyFor(run));
@@ -125,7 +123,7 @@ function tellWindow(limiter: RateLimiter, run: CallRun, answer: Answer): void {
  *   `HOLD_WAIT_MS` long;
  * `undefined`: no hold (the scope is paced).
  */
-function holdOf(run: CallRun, answer: Answer): number | undefined {
+function holdOf(run: CallStart, answer: Answer): number | undefined {
   const { maxDelayMs } = run.options;
   const wait = answer.waitMs;
   if (wait !== undefined && wait > 0 && (answer.spent || wait >= HOLD_WAIT_MS)) return Math.min(wait, maxDelayMs);
@@ -136,12 +134,12 @@ function holdOf(run: CallRun, answer: Answer): number | undefined {
 }
 
 /** Successes per second the call's route was served before its throttle (the breaker counts them): where pacing starts. */
-function servedRate(run: CallRun): number | undefined {
+function servedRate(run: CallStart): number | undefined {
   return run.shared.breakers?.servedPerSecond(run.route.breakerKey);
 }
 
 /** A success that spent the quota of a scope not being paced: the next call would be refused, so its limiter engages now. */
-function engageAtSpentQuota(run: CallRun, answer: Answer): void {
+function engageAtSpentQuota(run: CallStart, answer: Answer): void {
   const limiters = run.shared.limiters!;
   const limiter = limiters.for(limiters.scopeOf(run, answer, answer.at));
   if (limiter.state !== 'on') {
@@ -155,7 +153,7 @@ function engageAtSpentQuota(run: CallRun, answer: Answer): void {
  * refusals are being weighed, and where its headers say the quota is spent, the scope's limiter
  * engages before the first refusal.
  */
-export function noteSuccess(run: CallRun, response: AxiosResponse): void {
+export function noteSuccess(run: CallStart, response: AxiosResponse): void {
   const limiters = run.shared.limiters;
   if (limiters === undefined) return;
   if (limiters.weighing > 0) limiters.succeeded(run.origin, run.shared.now());
@@ -179,50 +177,34 @@ export function gateWait(run: CallRun, now: number): GateWait | undefined {
 }
 
 /**
- * The error of a call the limiter turned away before it sent anything: its scope's quota is spent
- * until `retryAt` (epoch ms, the plugin's clock), or its queue was full, or its deadline too near.
- */
-function rateLimitedError(run: CallRun, key: string, retryAt?: number): AxiosError {
-  const why =
-    retryAt === undefined
-      ? 'the call would wait past its deadline or the queue bound'
-      : `its quota is spent until ${new Date(retryAt).toISOString()}; nothing was sent`;
-  return new AxiosError(`axios-resilience: ${key} is rate-limited: ${why}`, 'ERR_RATE_LIMITED', run.config);
-}
-
-/**
  * Waits for the attempt's turn while its scope's limiter is on: `undefined` (no promise) when the
  * scope is not paced; else a promise of `undefined` once it may go. A scope held longer than
  * `maxDelayMs` (a spent quota) refuses the call at once, with `retryState.retryAt`; a call that
  * would wait past its deadline, or finds the queue full, stops with `rate-limited`; a cancel or
  * `close()` ends the wait. A retry's time in the queue is added to its entry in `delaysMs`.
  */
-export function takeTurn(run: CallRun): Promise<Outcome | undefined> | undefined {
+export function takeTurn(run: CallRun): Promise<Halt | undefined> | undefined {
   run.sentKey = undefined;
   const limiter = activeLimiter(run);
   // Not paced: no promise, no await, as before the limiter existed.
   return limiter === undefined ? undefined : waitTurn(run, limiter);
 }
 
-async function waitTurn(run: CallRun, limiter: RateLimiter): Promise<Outcome | undefined> {
+async function waitTurn(run: CallRun, limiter: RateLimiter): Promise<Halt | undefined> {
   const { shared, state } = run;
+  const key = limiter.key;
   const heldForMs = limiter.heldForMs();
-  if (heldForMs > run.options.maxDelayMs) {
-    state.retryAt = shared.now() + heldForMs;
-    return stop(run, 'rate-limited', run.failure ?? rateLimitedError(run, limiter.key, state.retryAt));
-  }
+  if (heldForMs > run.options.maxDelayMs) return { how: 'rate-held', key, retryAt: shared.now() + heldForMs };
   const timeLeft = run.deadline.timeLeft();
-  if (timeLeft !== undefined && limiter.expectedWaitMs() >= timeLeft) {
-    return stop(run, 'rate-limited', run.failure ?? rateLimitedError(run, limiter.key));
-  }
+  if (timeLeft !== undefined && limiter.expectedWaitMs() >= timeLeft) return { how: 'rate-held', key };
   const turn = limiter.acquire();
-  if (turn === 'full') return stop(run, 'rate-limited', run.failure ?? rateLimitedError(run, limiter.key));
+  if (turn === 'full') return { how: 'rate-held', key };
   if (turn !== 'go') {
     const ended = await interruptible(turn.turn, run, timeLeft);
     if (ended.how !== 'done') {
       turn.cancel();
-      if (ended.how === 'deadline') return stop(run, 'rate-limited', run.failure ?? rateLimitedError(run, limiter.key));
-      return interrupted(run, ended, () => rateLimitedError(run, limiter.key));
+      // The deadline came while the call waited its turn: it was the queue that held it.
+      return ended.how === 'expired' ? { how: 'rate-held', key } : ended;
     }
   }
   // Only a paced attempt needs its send time and scope: a throttle of one sent before the last cut cuts no further.

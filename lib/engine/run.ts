@@ -3,7 +3,7 @@ import { needsPreparing } from './body';
 import { withChaos } from './chaos';
 import type { Call, CallState } from './call';
 import { startRun } from './call-run';
-import type { CallRun } from './call-run';
+import type { CallStart } from './call-run';
 import type { Shared } from './context';
 import { continueAfter, runAttempts } from './loop';
 import { activeLimiter, noteSuccess } from './rate-gate';
@@ -21,7 +21,7 @@ export function runCall(
   base: AxiosAdapter,
   shared: Shared,
 ): Promise<AxiosResponse> {
-  let run: CallRun;
+  let run: CallStart;
   try {
     run = startRun(config, call, state, base, shared);
   } catch (error) {
@@ -49,11 +49,10 @@ export function runCall(
  * on the attempt's promise, and the attempt loop is built only if the attempt fails. (It does what
  * the loop's `send` does for a first attempt.)
  */
-function firstAttempt(run: CallRun): Promise<AxiosResponse> {
-  const { guard, budget } = run.route;
+function firstAttempt(run: CallStart): Promise<AxiosResponse> {
+  const { guard } = run.route;
   const retry = (error: unknown): Promise<AxiosResponse> => continueAfter(run, { error }, guard !== undefined);
-  budget?.deposit();
-  run.state.attempts = 1;
+  run.sent();
   let sent: Promise<AxiosResponse>;
   try {
     // `dispatch`, inlined: a custom adapter may hand back a thenable.
@@ -69,8 +68,7 @@ function firstAttempt(run: CallRun): Promise<AxiosResponse> {
     // Answered by the origin a redirect ended at: its breaker counts the success.
     const answeredAt = answeredBy({ response }, run.route.origin);
     const counter = answeredAt === undefined ? guard : guardAt(answeredAt, run.config, shared);
-    if (counter === undefined) return response;
-    if (counter.failing !== undefined) counter.routeSucceeded(run.endpoint());
-    return counter.succeed(response);
+    counter?.succeeded(response, run.endpoint);
+    return response;
   }, retry);
 }

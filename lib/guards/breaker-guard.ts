@@ -74,11 +74,14 @@ export class Guard {
     return this.made?.closed ?? true;
   }
 
-  /** Counts a successful call (`countSuccess`) and hands its response on: a `then` callback made once per key. */
-  readonly succeed = (response: AxiosResponse): AxiosResponse => {
+  /**
+   * Counts a successful call (`countSuccess`) to `endpoint` (`undefined` under a `breaker.key` of
+   * the caller's: no routes): its route's failing streak, if it had one, is over.
+   */
+  succeeded(response: AxiosResponse, endpoint: (() => string) | undefined): void {
     countSuccess(this, response);
-    return response;
-  };
+    if (this.failing !== undefined && endpoint !== undefined) this.routeSucceeded(endpoint());
+  }
 
   /** The breaker of `route` here, when the route was found failing while its siblings succeed. */
   routeGuard(route: string): Guard | undefined {

@@ -188,3 +188,56 @@ export function classify(facts: AttemptFacts, options: Pick<ResolvedOptions, 'st
   }
   return { retry: true, reason };
 }
+
+/**
+ * The server's explicit say over the table: `x-should-retry: true|false` (OpenAI's and Anthropic's
+ * servers) or Stripe's `Stripe-Should-Retry`, as it knows whether the request was processed (the
+ * only word that lets a write it answered be repeated without `unsafeRetryWrites`); and a 403 that
+ * is a throttle (its quota is spent, or it asks for a wait: GitHub's limits), which was not
+ * processed, so it is retried as a 429 is. A cancel stays a cancel.
+ */
+export function serverSays(decision: Decision, answer: ServerWord): Decision {
+  if (answer.status === undefined || (!decision.retry && decision.stopReason === 'aborted')) return decision;
+  if (answer.says === false) return { retry: false, stopReason: 'not-retryable', reason: `${answer.sayer}: false` };
+  if (answer.says === true) return { retry: true, reason: decision.reason };
+  if (answer.status === 403 && answer.throttle) return { retry: true, reason: '403' };
+  return decision;
+}
+
+/** What `serverSays` reads of an answer (`policy/answer.ts`'s `Answer`). */
+export interface ServerWord {
+  status: number | undefined;
+  says: boolean | undefined;
+  sayer?: string | undefined;
+  throttle: boolean;
+}
+
+/**
+ * `shouldRetry`'s word over the table's decision: `false` stops a retry, `true` retries a failure the
+ * table stopped — but never a write the server may have processed (`mayRepeat`; `unprocessed`: it
+ * refused or never got the request, or the server said to retry). Anything else keeps the table's.
+ */
+export function overruled(
+  decision: Decision,
+  verdict: boolean | undefined,
+  facts: Pick<AttemptFacts, 'method' | 'deduped' | 'unsafe'>,
+  unprocessed: boolean,
+): Decision {
+  if (verdict === false && decision.retry)
+    return { retry: false, stopReason: 'not-retryable', reason: decision.reason };
+  if (verdict !== true || decision.retry) return decision;
+  if (!mayRepeat(facts, unprocessed)) return { ...decision, stopReason: 'non-idempotent' };
+  return { retry: true, reason: decision.reason };
+}
+
+/**
+ * A response `shouldRetryResponse` asked to retry. A write the server answered was processed:
+ * asking again would do it again (or, deduped, only replay the same answer), so only the server's
+ * word (`serverRetry`) or `unsafeRetryWrites` repeats it.
+ */
+export function retryResponse(facts: Pick<AttemptFacts, 'method' | 'unsafe'>, serverRetry: boolean): Decision {
+  if (!mayRepeat({ ...facts, deduped: false }, serverRetry)) {
+    return { retry: false, stopReason: 'non-idempotent', reason: 'shouldRetryResponse' };
+  }
+  return { retry: true, reason: 'shouldRetryResponse' };
+}
