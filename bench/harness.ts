@@ -13,13 +13,15 @@
  * A server behaviour that ServerOptions lacks is one field there and its check in server.ts.
  */
 import { fork } from 'node:child_process';
+import { setMaxListeners } from 'node:events';
+import { writeFileSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { createRequire } from 'node:module';
 import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import axios from 'axios';
-import type { AxiosAdapter, AxiosInstance } from 'axios';
+import type { AxiosAdapter, AxiosError, AxiosInstance, AxiosRequestConfig } from 'axios';
 import axiosRetry, { exponentialDelay } from 'axios-retry';
 import type { IAxiosRetryConfig } from 'axios-retry';
 import * as rax from 'retry-axios';
@@ -243,33 +245,123 @@ export async function startServer(options: ServerOptions = {}): Promise<BenchSer
 
 export const pause = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, Math.max(0, ms)));
 
-/**
- * `callers` closed-loop callers of `GET /r` (or `request`) until `endAt` (epoch ms); `done(ok,
- * began, at)` after each call. A failed call backs off 1 ms: a plain client that fails at once
- * would otherwise spin, and real callers back off a little.
- */
-export async function closedLoop(
-  http: AxiosInstance,
-  callers: number,
-  endAt: number,
-  done: (ok: boolean, began: number, at: number) => void,
-  request: () => Promise<unknown> = () => http.get('/r'),
-): Promise<void> {
-  const caller = async (): Promise<void> => {
-    while (Date.now() < endAt) {
-      const began = Date.now();
-      try {
-        await request();
-        done(true, began, Date.now());
-      } catch {
-        done(false, began, Date.now());
-        await pause(1);
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: callers }, caller));
-}
 export const yieldOnce = (): Promise<void> => new Promise((done) => setImmediate(done));
+
+/** Runs `fn` `count` times, `concurrency` at a time; each worker claims a call before making it, so exactly `count` run. */
+export async function pool(count: number, concurrency: number, fn: (i: number) => Promise<unknown>): Promise<void> {
+  let started = 0;
+  const worker = async (): Promise<void> => {
+    while (started < count) await fn(started++);
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+}
+
+/** Shuffles `items` in place (Fisher–Yates) with a seeded source, so a run's order can be replayed. */
+export function shuffle<T>(items: T[], random: () => number): T[] {
+  for (let i = items.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [items[i], items[j]] = [items[j]!, items[i]!];
+  }
+  return items;
+}
+
+/** The request header that names a call, the same on its retries, so the server can tell calls apart. */
+export const CALL_ID = 'x-call-id';
+
+/** One call as the socket benches record it. */
+export interface Call {
+  id: string;
+  tag: string;
+  ok: boolean;
+  /** Epoch ms it began and ended, and its latency in ms (from the high-resolution clock). */
+  began: number;
+  at: number;
+  ms: number;
+  /** `ok`, `HTTP 429`, an error code such as `ERR_CIRCUIT_OPEN`, or `unfinished` (aborted at the run's end). */
+  code: string;
+}
+
+/** Sends calls through one client and records each; a call still pending when `abortAt` comes is cut. */
+export class Calls {
+  readonly list: Call[] = [];
+  private readonly stop = new AbortController();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly http: AxiosInstance) {
+    // Every pending call and retry wait listens on the one signal.
+    setMaxListeners(0, this.stop.signal);
+  }
+
+  get aborted(): boolean {
+    return this.stop.signal.aborted;
+  }
+
+  abortAt(epochMs: number): void {
+    this.timer = setTimeout(() => this.stop.abort(), epochMs - Date.now());
+  }
+
+  /** Clears the timer and aborts what is left: nothing a run sent outlives it. */
+  finish(): void {
+    clearTimeout(this.timer);
+    this.stop.abort();
+  }
+
+  async send(config: AxiosRequestConfig = { url: '/r' }, tag = ''): Promise<Call> {
+    const call: Call = {
+      id: String(this.list.length + 1),
+      tag,
+      ok: false,
+      began: Date.now(),
+      at: 0,
+      ms: 0,
+      code: 'ok',
+    };
+    this.list.push(call);
+    const t0 = performance.now();
+    try {
+      await this.http.request({ ...config, headers: { [CALL_ID]: call.id }, signal: this.stop.signal });
+      call.ok = true;
+    } catch (error) {
+      const { code, response } = error as AxiosError;
+      const refused = response !== undefined && code?.startsWith('ERR_BAD_');
+      call.code = this.aborted ? 'unfinished' : refused ? `HTTP ${response.status}` : (code ?? 'error');
+    }
+    call.ms = performance.now() - t0;
+    call.at = Date.now();
+    return call;
+  }
+
+  /**
+   * `callers` closed-loop callers of `GET /r` until `endAt` (epoch ms), `rest` after each call. By
+   * default a failed call backs off 1 ms: a plain client that fails at once would otherwise spin,
+   * and real callers back off a little.
+   */
+  async loop(callers: number, endAt: number, rest = (c: Call) => (c.ok ? undefined : pause(1))): Promise<void> {
+    const caller = async (): Promise<void> => {
+      while (Date.now() < endAt && !this.aborted) await rest(await this.send());
+    };
+    await Promise.all(Array.from({ length: callers }, caller));
+  }
+
+  /** Open loop: each step sent `atMs` after `start`, whatever the calls before it are doing. */
+  async schedule(steps: readonly Step[], start: number): Promise<void> {
+    const pending: Array<Promise<Call>> = [];
+    for (const [atMs, config, tag] of steps) {
+      if (start + atMs > Date.now()) await pause(start + atMs - Date.now());
+      pending.push(this.send(config, tag));
+    }
+    await Promise.all(pending);
+  }
+}
+/** A call sent `atMs` after a run's start, tagged for the figures. */
+export type Step = [atMs: number, config: AxiosRequestConfig, tag: string];
+
+/** Writes `text` to `path` (a chart, a record of the run) and says so. */
+export function writeOut(path: string | undefined, text: string, what: string): void {
+  if (path === undefined) return;
+  writeFileSync(path, text);
+  console.log(`\n${what} written to ${path}`);
+}
 
 /** A Markdown table for the terminal and for pasting: the first `text` columns left-aligned, numbers right. */
 export function table(headers: readonly string[], rows: ReadonlyArray<readonly string[]>, text = 1): string {

@@ -54,16 +54,14 @@ export type BucketHints = 'retry-after' | 'none' | 'ratelimit' | 'x-ratelimit';
 
 export interface ServerStats {
   requests: number;
-  /** Requests the bucket refused (429), and both counts from `bucket.steadyFrom` on. */
-  throttled: number;
-  steadyRequests: number;
-  steadyThrottled: number;
   /** Requests that arrived between the outage's start and end. */
   duringOutage: number;
   /** Requests answered with the failure status (`failStatus`). */
   failed: number;
-  /** Requests refused by the in-flight limit or a quota. */
+  /** Requests refused by a limit (the bucket, a quota, the in-flight limit), and both counts from `bucket.steadyFrom` on. */
   refused: number;
+  steadyRequests: number;
+  steadyRefused: number;
   /** The `failShare.idHeader` values of calls that had a request failed. */
   failedIds: string[];
 }
@@ -74,66 +72,35 @@ let failDraw = Math.random;
 const zero = (): ServerStats => ({
   requests: 0,
   duringOutage: 0,
-  throttled: 0,
-  steadyRequests: 0,
-  steadyThrottled: 0,
   failed: 0,
   refused: 0,
+  steadyRequests: 0,
+  steadyRefused: 0,
   failedIds: [],
 });
 let stats: ServerStats = zero();
 let tokens = 0;
 let filledAt = 0;
 
-/** Takes a token from the bucket: `undefined` without a bucket, else whether one was there, and the headers to send. */
-function takeToken(now: number): { ok: boolean; headers: Record<string, string> } | undefined {
+/** Takes a token from the bucket: `undefined` without one (or with fixed windows, which are quotas), else whether one was there. */
+function takeToken(now: number): boolean | undefined {
   const bucket = options.bucket;
-  if (bucket === undefined) return undefined;
-  let taken: { ok: boolean; headers: Record<string, string> };
-  if (bucket.hints === 'ratelimit' || bucket.hints === 'x-ratelimit') taken = takeFromWindow(now, bucket);
-  else {
-    tokens = Math.min(bucket.burst, tokens + ((now - filledAt) * bucket.ratePerSecond) / 1000);
-    filledAt = now;
-    const ok = tokens >= 1;
-    if (ok) tokens -= 1;
-    taken = { ok, headers: {} };
-  }
-  const ok = taken.ok;
-  if (now >= bucket.steadyFrom) {
-    stats.steadyRequests++;
-    if (!ok) stats.steadyThrottled++;
-  }
-  if (!ok) stats.throttled++;
-  if (bucket.hints === 'retry-after' && !ok) taken.headers['retry-after'] = '1';
-  return taken;
+  if (bucket === undefined || bucket.hints === 'ratelimit' || bucket.hints === 'x-ratelimit') return undefined;
+  tokens = Math.min(bucket.burst, tokens + ((now - filledAt) * bucket.ratePerSecond) / 1000);
+  filledAt = now;
+  if (tokens < 1) return false;
+  tokens -= 1;
+  return true;
 }
 
-/** The fixed window of a second that `ratelimit` and `x-ratelimit` describe: its start (epoch s) and requests so far. */
-let window = { second: 0, used: 0 };
-
-/** Counts a request in the window of `now`: whether it was within the limit, and the fields saying what is left. */
-function takeFromWindow(
-  now: number,
-  bucket: NonNullable<ServerOptions['bucket']>,
-): { ok: boolean; headers: Record<string, string> } {
-  const second = Math.floor(now / 1000);
-  if (second !== window.second) window = { second, used: 0 };
-  const ok = window.used < bucket.ratePerSecond;
-  if (ok) window.used++;
-  const remaining = bucket.ratePerSecond - window.used;
-  const headers: Record<string, string> =
-    bucket.hints === 'ratelimit'
-      ? {
-          'ratelimit-policy': `"window";q=${bucket.ratePerSecond};w=1`,
-          ratelimit: `"window";r=${remaining};t=${Math.ceil(second + 1 - now / 1000)}`,
-        }
-      : {
-          'x-ratelimit-limit': String(bucket.ratePerSecond),
-          'x-ratelimit-remaining': String(remaining),
-          'x-ratelimit-reset': String(second + 1),
-        };
-  return { ok, headers };
+/** The fixed windows of a second that `ratelimit` and `x-ratelimit` describe, as quotas.ts keeps them. */
+function windows(bucket: ServerOptions['bucket'], now: number): Quota[] {
+  if (bucket === undefined || (bucket.hints !== 'ratelimit' && bucket.hints !== 'x-ratelimit')) return [];
+  const dialect = bucket.hints === 'ratelimit' ? 'ietf' : 'x-ratelimit';
+  const [limit, resetAt] = [bucket.ratePerSecond, (Math.floor(now / 1000) + 1) * 1000];
+  return [{ dialect, path: '/', limit, remaining: limit, windowMs: 1000, resetAt, status: 429 }];
 }
+
 /** The calls whose first request `failFirstBy` has failed; their next request succeeds. */
 const failedOnce = new Set<string>();
 
@@ -218,16 +185,20 @@ const server = createServer((req, res) => {
   req.on('end', () => {
     const now = Date.now();
     const limited = limit(req, Buffer.concat(chunks), now, admitted);
-    const refused = limited !== undefined && !limited.ok;
+    const { fail, delayMs } = limited?.ok === false ? { fail: false, delayMs: latency() } : answer(req, now);
+    const token = limited?.ok === false ? undefined : takeToken(now);
+    const refused = limited?.ok === false || token === false;
     if (refused) stats.refused++;
-    const { fail, delayMs } = refused ? { fail: false, delayMs: latency() } : answer(req, now);
-    const token = refused ? undefined : takeToken(now);
-    const status = fail ? (options.failStatus ?? 503) : refused ? limited.status : token?.ok === false ? 429 : 200;
+    if (options.bucket !== undefined && now >= options.bucket.steadyFrom) {
+      stats.steadyRequests++;
+      if (refused) stats.steadyRefused++;
+    }
+    const status = fail ? (options.failStatus ?? 503) : refused ? (limited?.status ?? 429) : 200;
     const body = limited?.body ?? okBody;
     const headers = {
       'content-type': 'application/json',
       'content-length': Buffer.byteLength(body),
-      ...token?.headers,
+      ...(token === false && options.bucket?.hints === 'retry-after' ? { 'retry-after': '1' } : {}),
       ...limited?.headers,
       ...(fail ? options.failHeaders : {}),
     };
@@ -257,10 +228,9 @@ process.on('message', (message: Message) => {
     failDraw = options.failShare === undefined ? Math.random : seededRandom(options.failShare.seed);
     failedOnce.clear();
     attempts.clear();
-    quotas = (options.quotas ?? []).map((q) => ({ ...q }));
-    tokens = options.bucket?.burst ?? 0;
     filledAt = Date.now();
-    window = { second: 0, used: 0 };
+    quotas = [...(options.quotas ?? []), ...windows(options.bucket, filledAt)].map((q) => ({ ...q }));
+    tokens = options.bucket?.burst ?? 0;
   }
   process.send?.({ ...stats, failedIds: [...failedCalls] });
   stats = zero();
