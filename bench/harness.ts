@@ -1,14 +1,14 @@
 /**
  * What every benchmark shares: the command line (`flags`), the plugin under test and the
- * contenders, the child-process server (server.ts), and the report (`main`, `table`, the machine
- * line). Statistics are in stats.ts.
- *
- * A new benchmark, bench/ratelimit.ts say, is its contender list and a server set up for its
+ * contenders, the child-process server (server.ts), the calls and how they are driven (`Calls`,
+ * `pool`), child processes, and the report (`main`, `table`, the machine line, `writeOut`).
+ * Statistics are in stats.ts. A new benchmark is its contender list and a server set up for its
  * question, inside `main`:
  *
- *   const contenders = [resilience('axios-resilience', 'axios-resilience'), withAxiosRetry('axios-retry', 'axios-retry')];
- *   const server = await startServer({ failStatus: 429, failHeaders: { 'retry-after': '1' }, outage: { startAt, endAt } });
- *   const client = connect(contenders[0], { baseURL: server.url, agent: keepAliveAgent() });
+ *   const server = await startServer({ failStatus: 429, failHeaders: { 'retry-after': '1' } });
+ *   const client = connect(resilience('ours', 'axios-resilience'), { baseURL: server.url });
+ *   const calls = new Calls(client.http);
+ *   await calls.loop(20, Date.now() + 5000); // then read calls.list and await server.stats()
  *
  * A server behaviour that ServerOptions lacks is one field there and its check in server.ts.
  */
@@ -78,7 +78,7 @@ export function pluginUnderTest(): PluginModule {
 /** How a contender's instance is set up: where it sends, and what a bench listens on. */
 export interface Setup {
   baseURL: string;
-  /** A keep-alive agent for socket runs. */
+  /** The agent for socket runs; without one (and without an adapter) the client makes a keep-alive agent of its own. */
   agent?: Agent;
   /** The instance's adapter (a stub, or a wrapper that counts what is sent). */
   adapter?: AxiosAdapter;
@@ -161,12 +161,15 @@ export function plainAndPeers(): Contender[] {
 
 /** A fresh axios instance with the contender installed: one per contender, so none slows another. */
 export function connect(contender: Contender, setup: Setup): Client {
+  const own = setup.agent === undefined && setup.adapter === undefined ? keepAliveAgent() : undefined;
+  const agent = setup.agent ?? own;
   const http = axios.create({
     baseURL: setup.baseURL,
-    ...(setup.agent ? { httpAgent: setup.agent } : {}),
+    ...(agent ? { httpAgent: agent } : {}),
     ...(setup.adapter ? { adapter: setup.adapter } : {}),
   });
-  return { http, close: contender.install(http, setup) ?? (() => Promise.resolve()) };
+  const uninstall = contender.install(http, setup);
+  return { http, close: async () => void (await uninstall?.(), own?.destroy()) };
 }
 
 /** `--only a,b`: the contenders with those keys, and those in `keep` (a reference the figures need). */

@@ -8,19 +8,7 @@
  *   npx tsx bench/hedge.ts --calls 4000 --clients 20 --fixed-ms 10 --seed 7 --svg docs/hedge-latency.svg
  */
 import { percentile } from './stats';
-import {
-  Calls,
-  connect,
-  fixed,
-  flags,
-  keepAliveAgent,
-  main,
-  pool,
-  resilience,
-  startServer,
-  table,
-  writeOut,
-} from './harness';
+import { Calls, connect, fixed, flags, main, pool, resilience, startServer, table, writeOut } from './harness';
 
 const args = flags({ calls: 4000, clients: 20, 'fixed-ms': 10, seed: 20261202, svg: undefined });
 
@@ -70,14 +58,12 @@ main('hedge', `${calls} GETs per variant, ${clients} closed-loop clients, server
   const results: Result[] = [];
   try {
     for (const variant of variants) {
-      const agent = keepAliveAgent();
-      const client = connect(variant, { baseURL: server.url, agent });
+      const client = connect(variant, { baseURL: server.url });
       await server.stats(); // zeroes the count
       const made = new Calls(client.http);
       await pool(calls, clients, () => made.send());
       const { requests } = await server.stats();
       await client.close();
-      agent.destroy();
       const latencies = made.list.map((c) => c.ms);
       const [p50, p99, p999] = [50, 99, 99.9].map((p) => percentile(latencies, p)) as [number, number, number];
       results.push({ label: variant.label, p50, p99, p999, extra: (requests - calls) / calls });

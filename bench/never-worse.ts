@@ -20,18 +20,7 @@
 import type { AxiosRequestConfig } from 'axios';
 import { seededRandom } from '../lib/testing';
 import type { BenchServer, Call, Contender, Step } from './harness';
-import {
-  bare,
-  Calls,
-  CALL_ID,
-  connect,
-  flags,
-  keepAliveAgent,
-  loadAverage,
-  machine,
-  main,
-  plainAndPeers,
-} from './harness';
+import { bare, Calls, CALL_ID, connect, flags, loadAverage, machine, main, plainAndPeers } from './harness';
 import { pluginSource, resilience, shuffle, startServer, table, writeOut } from './harness';
 import type { Dialect, Quota } from './quotas';
 import type { ServerOptions, ServerStats } from './server';
@@ -350,8 +339,7 @@ const SCENARIOS: Scenario[] = [
 
 /** One contender's run of one scenario, on a fresh instance and agent; nothing it sent outlives it. */
 async function measure(scenario: Scenario, contender: Contender, server: BenchServer): Promise<[Metrics, string]> {
-  const agent = keepAliveAgent();
-  const client = connect(contender, { baseURL: server.url, agent });
+  const client = connect(contender, { baseURL: server.url });
   const calls = new Calls(client.http);
   const start = Date.now();
   const drive = scenario.drive;
@@ -374,7 +362,6 @@ async function measure(scenario: Scenario, contender: Contender, server: BenchSe
   } finally {
     calls.finish();
     await client.close();
-    agent.destroy();
   }
 }
 

@@ -40,30 +40,9 @@ import type { AxiosAdapter, AxiosInstance } from 'axios';
 import { seededRandom } from '../lib/testing';
 import { median, medianInterval, ratioInterval, shiftInterval } from './stats';
 import type { MedianInterval } from './stats';
-import {
-  bare,
-  connect,
-  fixed,
-  flags,
-  forkChild,
-  keepAliveAgent,
-  loadPlugin,
-  machine,
-  main,
-  only,
-  pause,
-  pluginSource,
-  pluginUnderTest,
-  pool,
-  resilience,
-  shuffle,
-  startServer,
-  table,
-  withAxiosRetry,
-  withRetryAxios,
-  writeOut,
-  yieldOnce,
-} from './harness';
+import { bare, connect, fixed, flags, forkChild, keepAliveAgent, loadPlugin, machine, main } from './harness';
+import { only, pause, pluginSource, pluginUnderTest, pool, resilience, shuffle, startServer, table } from './harness';
+import { withAxiosRetry, withRetryAxios, writeOut, yieldOnce } from './harness';
 import type { Child, Contender, PluginModule, Setup } from './harness';
 
 const args = flags({

@@ -26,7 +26,7 @@ import { Redis } from 'ioredis';
 import { startRedis } from '../__tests__/fleet/redis';
 import { delayProxy } from './delay-proxy';
 import { percentile } from './stats';
-import { Calls, connect, forkChild, fixed, flags, keepAliveAgent, loadAverage, main, only, pause } from './harness';
+import { Calls, connect, forkChild, fixed, flags, loadAverage, main, only, pause } from './harness';
 import { plainAndPeers, resilience, startServer, table, writeOut } from './harness';
 import type { BenchServer, Call, Contender } from './harness';
 import type { BucketHints, ServerStats } from './server';
@@ -107,7 +107,7 @@ async function configure(server: BenchServer, hints: BucketHints, startAt: numbe
 
 /** `callers` closed-loop callers of `contender` from `startAt` for `--run-ms`. */
 async function callLoop(contender: Contender, baseURL: string, callers: number, startAt: number): Promise<Call[]> {
-  const client = connect(contender, { baseURL, agent: keepAliveAgent() });
+  const client = connect(contender, { baseURL });
   const calls = new Calls(client.http);
   while (Date.now() < startAt) await pause(5);
   await calls.loop(callers, startAt + args['run-ms']);
