@@ -5,7 +5,7 @@
  * Statistics are in stats.ts. A new benchmark is its contender list and a server set up for its
  * question, inside `main`:
  *
- *   const server = await startServer({ failStatus: 429, failHeaders: { 'retry-after': '1' } });
+ *   const server = await startServer({ failStatus: 429, failShare: { share: 0.1, seed: 1 } });
  *   const client = connect(resilience('ours', 'axios-resilience'), { baseURL: server.url });
  *   const calls = new Calls(client.http);
  *   await calls.loop(20, Date.now() + 5000); // then read calls.list and await server.stats()
@@ -269,7 +269,7 @@ export function shuffle<T>(items: T[], random: () => number): T[] {
 }
 
 /** The request header that names a call, the same on its retries, so the server can tell calls apart. */
-export const CALL_ID = 'x-call-id';
+const CALL_ID = 'x-call-id';
 
 /** One call as the socket benches record it. */
 export interface Call {

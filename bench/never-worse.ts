@@ -20,7 +20,7 @@
 import type { AxiosRequestConfig } from 'axios';
 import { seededRandom } from '../lib/testing';
 import type { BenchServer, Call, Contender, Step } from './harness';
-import { bare, Calls, CALL_ID, connect, flags, loadAverage, machine, main, plainAndPeers } from './harness';
+import { bare, Calls, connect, flags, loadAverage, machine, main, plainAndPeers } from './harness';
 import { pluginSource, resilience, shuffle, startServer, table, writeOut } from './harness';
 import type { Dialect, Quota } from './quotas';
 import type { ServerOptions, ServerStats } from './server';
@@ -161,7 +161,7 @@ const unslowed = (m: (contender: string, metric: string) => number): Goal[] => [
 /** A bare 429 to `refused` of the requests, drawn per call and attempt, so every contender meets the same ones. */
 const bare429 = (refused: number, seed: number): ServerOptions => ({
   ...BASE,
-  failShare: { share: refused, seed, idHeader: CALL_ID },
+  failShare: { share: refused, seed },
   failStatus: 429,
 });
 

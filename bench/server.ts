@@ -16,15 +16,14 @@ import type { Quota, QuotaAnswer, QuotaState } from './quotas';
 export interface ServerOptions {
   /** Fail everything until `endAt` (epoch ms; both processes share the clock), counting from `startAt`. */
   outage?: { startAt: number; endAt: number };
-  /** Fail the first request of every call, telling calls apart by this request header (a blip). */
-  failFirstBy?: string;
+  /** Fail the first request of every call (a blip). */
+  failFirst?: boolean;
   /**
    * Fail this share of requests, drawn at random (seeded): a server or proxy that refuses some calls
-   * whatever the rate. With `idHeader`, each request's draw is fixed by that header's value and how
-   * many requests with it came before (a call and its attempt), so every contender meets the same
-   * refusals, and the stats name the calls that had one.
+   * whatever the rate. Each request's draw is fixed by its call and how many requests of the call
+   * came before, so every contender meets the same refusals, and the stats name the calls that had one.
    */
-  failShare?: { share: number; seed: number; idHeader?: string };
+  failShare?: { share: number; seed: number };
   /** Fail every request whose path begins with one of these (a route that is down). */
   failPaths?: string[];
   /** Answer a bare 429 to a request that finds this many others in flight. */
@@ -33,9 +32,8 @@ export interface ServerOptions {
   quotas?: Quota[];
   /** Answer every failure and refusal without the `latency`: a gateway refuses before the work. */
   refusalsAtOnce?: boolean;
-  /** The status of a failure (default 503), and headers sent with it, e.g. `{ 'retry-after': '1' }`. */
+  /** The status of a failure (default 503). */
   failStatus?: number;
-  failHeaders?: Record<string, string>;
   /** Delay each answer: `slowShare` of them by a time drawn from `slowMs`, the rest from `fastMs` (seeded). */
   latency?: { seed: number; slowShare: number; slowMs: [number, number]; fastMs: [number, number] };
   /**
@@ -62,13 +60,12 @@ export interface ServerStats {
   refused: number;
   steadyRequests: number;
   steadyRefused: number;
-  /** The `failShare.idHeader` values of calls that had a request failed. */
+  /** The calls that had a request failed by `failShare`. */
   failedIds: string[];
 }
 
 let options: ServerOptions = {};
 let random = Math.random;
-let failDraw = Math.random;
 const zero = (): ServerStats => ({
   requests: 0,
   duringOutage: 0,
@@ -101,10 +98,9 @@ function windows(bucket: ServerOptions['bucket'], now: number): Quota[] {
   return [{ dialect, path: '/', limit, remaining: limit, windowMs: 1000, resetAt, status: 429 }];
 }
 
-/** The calls whose first request `failFirstBy` has failed; their next request succeeds. */
-const failedOnce = new Set<string>();
-
-/** How many requests each call (`failShare.idHeader`) has sent. */
+/** The request header that names a call, the same on its retries (harness.ts's `Calls` sends it). */
+const CALL_ID = 'x-call-id';
+/** How many requests each call has sent. */
 const attempts = new Map<string, number>();
 /** The calls that had a request failed since the last `stats`. */
 const failedCalls = new Set<string>();
@@ -118,16 +114,6 @@ function drawFor(seed: number, key: string): number {
   h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
   h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
   return ((h ^ (h >>> 16)) >>> 0) / 2 ** 32;
-}
-
-function failsAtRandom(req: IncomingMessage, share: NonNullable<ServerOptions['failShare']>): boolean {
-  const id = share.idHeader === undefined ? undefined : req.headers[share.idHeader];
-  if (typeof id !== 'string') return failDraw() < share.share;
-  const n = attempts.get(id) ?? 0;
-  attempts.set(id, n + 1);
-  const fail = drawFor(share.seed, `${id}:${n}`) < share.share;
-  if (fail) failedCalls.add(id);
-  return fail;
 }
 
 /** What a limit says of this request: the in-flight limit's bare 429, or a quota's answer; `undefined` when none applies. */
@@ -154,12 +140,15 @@ function answer(req: IncomingMessage, now: number): { fail: boolean; delayMs: nu
     fail = true;
     if (now >= outage.startAt) stats.duringOutage++;
   }
-  const call = options.failFirstBy === undefined ? undefined : req.headers[options.failFirstBy];
-  if (typeof call === 'string' && !failedOnce.delete(call)) {
-    failedOnce.add(call);
+  const call = String(req.headers[CALL_ID]);
+  const n = attempts.get(call) ?? 0;
+  attempts.set(call, n + 1);
+  if (options.failFirst === true && n === 0) fail = true;
+  const share = options.failShare;
+  if (share !== undefined && drawFor(share.seed, `${call}:${n}`) < share.share) {
+    failedCalls.add(call);
     fail = true;
   }
-  if (options.failShare !== undefined && failsAtRandom(req, options.failShare)) fail = true;
   if (options.failPaths?.some((prefix) => req.url?.startsWith(prefix))) fail = true;
   if (fail) stats.failed++;
   return { fail, delayMs: latency() };
@@ -200,7 +189,6 @@ const server = createServer((req, res) => {
       'content-length': Buffer.byteLength(body),
       ...(token === false && options.bucket?.hints === 'retry-after' ? { 'retry-after': '1' } : {}),
       ...limited?.headers,
-      ...(fail ? options.failHeaders : {}),
     };
     const send = (): void => {
       res.writeHead(status, headers);
@@ -225,8 +213,6 @@ process.on('message', (message: Message) => {
   if (message.type === 'configure') {
     options = message.options;
     random = options.latency === undefined ? Math.random : seededRandom(options.latency.seed);
-    failDraw = options.failShare === undefined ? Math.random : seededRandom(options.failShare.seed);
-    failedOnce.clear();
     attempts.clear();
     filledAt = Date.now();
     quotas = [...(options.quotas ?? []), ...windows(options.bucket, filledAt)].map((q) => ({ ...q }));

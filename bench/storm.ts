@@ -20,7 +20,7 @@ import { getAdapter } from 'axios';
 import { exponentialDelay } from 'axios-retry';
 import type { CircuitState, StopReason } from '../lib';
 import { percentile } from './stats';
-import { Calls, CALL_ID, connect, fixed, flags, keepAliveAgent, main, only, pause, resilience } from './harness';
+import { Calls, connect, fixed, flags, keepAliveAgent, main, only, pause, resilience } from './harness';
 import { startServer, table, withAxiosRetry, withRetryAxios, yieldOnce } from './harness';
 import type { BenchServer, Call, Contender, Setup } from './harness';
 
@@ -188,7 +188,7 @@ async function blip(server: BenchServer): Promise<void> {
   for (const callers of counts) {
     for (const contender of BLIP) {
       const watch = new Watch(contender);
-      await server.configure({ failFirstBy: CALL_ID });
+      await server.configure({ failFirst: true });
       const startAt = Date.now();
       // The calls in flight at the end get 10 s to finish; one that does not is reported, not counted.
       const result = await measure(server, watch, callers, startAt + blipMs, 10_000);
