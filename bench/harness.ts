@@ -223,6 +223,16 @@ export function forkChild(file: string, argv: string[], execArgv: string[] = [])
   };
 }
 
+/**
+ * The child side of forkChild: says it is ready, then answers each message with `answer`'s result.
+ * The parent closing the channel is the end: `close` undoes what the child set up, then it exits.
+ */
+export function serveParent<T>(answer: (message: T) => Promise<unknown>, close = async (): Promise<void> => {}): void {
+  process.on('message', (message: T) => void answer(message).then((value) => process.send!(value)));
+  process.on('disconnect', () => void close().then(() => process.exit(0)));
+  process.send!('ready');
+}
+
 export interface BenchServer {
   url: string;
   /** Replaces what the server does (see ServerOptions) and zeroes its counts. */

@@ -40,9 +40,9 @@ import type { AxiosAdapter, AxiosInstance } from 'axios';
 import { seededRandom } from '../lib/testing';
 import { median, medianInterval, ratioInterval, shiftInterval } from './stats';
 import type { MedianInterval } from './stats';
-import { bare, connect, fixed, flags, forkChild, keepAliveAgent, loadPlugin, machine, main } from './harness';
 import { only, pause, pluginSource, pluginUnderTest, pool, resilience, shuffle, startServer, table } from './harness';
-import { withAxiosRetry, withRetryAxios, writeOut, yieldOnce } from './harness';
+import { bare, connect, fixed, flags, forkChild, keepAliveAgent, loadPlugin, machine, main } from './harness';
+import { serveParent, withAxiosRetry, withRetryAxios, writeOut, yieldOnce } from './harness';
 import type { Child, Contender, PluginModule, Setup } from './harness';
 
 const args = flags({
@@ -228,17 +228,14 @@ function childMain(spec: string): void {
   const { key, url } = JSON.parse(spec) as { key: string; url?: string };
   const contender = contenders().find((c) => c.key === key);
   if (contender === undefined) throw new Error(`unknown contender ${key}`);
-  const agent = url === undefined ? undefined : keepAliveAgent();
-  const client = connect(contender, url === undefined ? STUB : { baseURL: url, agent: agent! });
+  // Without a stub, connect makes the child's keep-alive agent, and closing the client destroys it.
+  const client = connect(contender, url === undefined ? STUB : { baseURL: url });
   const gc = collector();
   const answer = async (order: Order): Promise<number> =>
     order.type === 'cell'
       ? timeCell(client.http, order.method, order.phase, gc)
       : heapGrowth(client.http, order.method, args['heap-calls'], gc);
-  process.on('message', (order: Order) => void answer(order).then((value) => process.send!(value)));
-  // The parent closing the channel is the end: undo the install, so the process can exit.
-  process.on('disconnect', () => void client.close().then(() => agent?.destroy()));
-  process.send!('ready');
+  serveParent(answer, () => client.close());
 }
 
 /** Who runs a phase's cells: this process, or the contenders' own processes (`--isolate`). */

@@ -27,7 +27,7 @@ import { startRedis } from '../__tests__/fleet/redis';
 import { delayProxy } from './delay-proxy';
 import { percentile } from './stats';
 import { Calls, connect, forkChild, fixed, flags, loadAverage, main, only, pause } from './harness';
-import { plainAndPeers, resilience, startServer, table, writeOut } from './harness';
+import { plainAndPeers, resilience, serveParent, startServer, table, writeOut } from './harness';
 import type { BenchServer, Call, Contender } from './harness';
 import type { BucketHints, ServerStats } from './server';
 
@@ -167,11 +167,7 @@ async function fleetPart(job: FleetJob): Promise<FleetPart> {
   }
 }
 
-if (args.child) {
-  process.on('message', (job: FleetJob) => void fleetPart(job).then((part) => process.send?.(part)));
-  process.on('disconnect', () => process.exit(0));
-  process.send?.({ ready: true });
-}
+if (args.child) serveParent(fleetPart);
 
 /** Successes per 100 ms summed per second. */
 const seconds = (timeline: number[]): string =>
