@@ -1,25 +1,27 @@
 /**
  * What every benchmark shares: the command line (`flags`), the plugin under test and the
- * contenders, the child-process server (server.ts), and the report (`main`, `table`, the machine
- * line). Statistics are in stats.ts.
- *
- * A new benchmark, bench/ratelimit.ts say, is its contender list and a server set up for its
+ * contenders, the child-process server (server.ts), the calls and how they are driven (`Calls`,
+ * `pool`), child processes, and the report (`main`, `table`, the machine line, `writeOut`).
+ * Statistics are in stats.ts. A new benchmark is its contender list and a server set up for its
  * question, inside `main`:
  *
- *   const contenders = [resilience('axios-resilience', 'axios-resilience'), withAxiosRetry('axios-retry', 'axios-retry')];
- *   const server = await startServer({ failStatus: 429, failHeaders: { 'retry-after': '1' }, outage: { startAt, endAt } });
- *   const client = connect(contenders[0], { baseURL: server.url, agent: keepAliveAgent() });
+ *   const server = await startServer({ failStatus: 429, failShare: { share: 0.1, seed: 1 } });
+ *   const client = connect(resilience('ours', 'axios-resilience'), { baseURL: server.url });
+ *   const calls = new Calls(client.http);
+ *   await calls.loop(20, Date.now() + 5000); // then read calls.list and await server.stats()
  *
  * A server behaviour that ServerOptions lacks is one field there and its check in server.ts.
  */
 import { fork } from 'node:child_process';
+import { setMaxListeners } from 'node:events';
+import { writeFileSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { createRequire } from 'node:module';
 import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import axios from 'axios';
-import type { AxiosAdapter, AxiosInstance } from 'axios';
+import type { AxiosAdapter, AxiosError, AxiosInstance, AxiosRequestConfig } from 'axios';
 import axiosRetry, { exponentialDelay } from 'axios-retry';
 import type { IAxiosRetryConfig } from 'axios-retry';
 import * as rax from 'retry-axios';
@@ -76,7 +78,7 @@ export function pluginUnderTest(): PluginModule {
 /** How a contender's instance is set up: where it sends, and what a bench listens on. */
 export interface Setup {
   baseURL: string;
-  /** A keep-alive agent for socket runs. */
+  /** The agent for socket runs; without one (and without an adapter) the client makes a keep-alive agent of its own. */
   agent?: Agent;
   /** The instance's adapter (a stub, or a wrapper that counts what is sent). */
   adapter?: AxiosAdapter;
@@ -159,12 +161,15 @@ export function plainAndPeers(): Contender[] {
 
 /** A fresh axios instance with the contender installed: one per contender, so none slows another. */
 export function connect(contender: Contender, setup: Setup): Client {
+  const own = setup.agent === undefined && setup.adapter === undefined ? keepAliveAgent() : undefined;
+  const agent = setup.agent ?? own;
   const http = axios.create({
     baseURL: setup.baseURL,
-    ...(setup.agent ? { httpAgent: setup.agent } : {}),
+    ...(agent ? { httpAgent: agent } : {}),
     ...(setup.adapter ? { adapter: setup.adapter } : {}),
   });
-  return { http, close: contender.install(http, setup) ?? (() => Promise.resolve()) };
+  const uninstall = contender.install(http, setup);
+  return { http, close: async () => void (await uninstall?.(), own?.destroy()) };
 }
 
 /** `--only a,b`: the contenders with those keys, and those in `keep` (a reference the figures need). */
@@ -218,6 +223,16 @@ export function forkChild(file: string, argv: string[], execArgv: string[] = [])
   };
 }
 
+/**
+ * The child side of forkChild: says it is ready, then answers each message with `answer`'s result.
+ * The parent closing the channel is the end: `close` undoes what the child set up, then it exits.
+ */
+export function serveParent<T>(answer: (message: T) => Promise<unknown>, close = async (): Promise<void> => {}): void {
+  process.on('message', (message: T) => void answer(message).then((value) => process.send!(value)));
+  process.on('disconnect', () => void close().then(() => process.exit(0)));
+  process.send!('ready');
+}
+
 export interface BenchServer {
   url: string;
   /** Replaces what the server does (see ServerOptions) and zeroes its counts. */
@@ -243,33 +258,123 @@ export async function startServer(options: ServerOptions = {}): Promise<BenchSer
 
 export const pause = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, Math.max(0, ms)));
 
-/**
- * `callers` closed-loop callers of `GET /r` (or `request`) until `endAt` (epoch ms); `done(ok,
- * began, at)` after each call. A failed call backs off 1 ms: a plain client that fails at once
- * would otherwise spin, and real callers back off a little.
- */
-export async function closedLoop(
-  http: AxiosInstance,
-  callers: number,
-  endAt: number,
-  done: (ok: boolean, began: number, at: number) => void,
-  request: () => Promise<unknown> = () => http.get('/r'),
-): Promise<void> {
-  const caller = async (): Promise<void> => {
-    while (Date.now() < endAt) {
-      const began = Date.now();
-      try {
-        await request();
-        done(true, began, Date.now());
-      } catch {
-        done(false, began, Date.now());
-        await pause(1);
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: callers }, caller));
-}
 export const yieldOnce = (): Promise<void> => new Promise((done) => setImmediate(done));
+
+/** Runs `fn` `count` times, `concurrency` at a time; each worker claims a call before making it, so exactly `count` run. */
+export async function pool(count: number, concurrency: number, fn: (i: number) => Promise<unknown>): Promise<void> {
+  let started = 0;
+  const worker = async (): Promise<void> => {
+    while (started < count) await fn(started++);
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+}
+
+/** Shuffles `items` in place (Fisher–Yates) with a seeded source, so a run's order can be replayed. */
+export function shuffle<T>(items: T[], random: () => number): T[] {
+  for (let i = items.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [items[i], items[j]] = [items[j]!, items[i]!];
+  }
+  return items;
+}
+
+/** The request header that names a call, the same on its retries, so the server can tell calls apart. */
+const CALL_ID = 'x-call-id';
+
+/** One call as the socket benches record it. */
+export interface Call {
+  id: string;
+  tag: string;
+  ok: boolean;
+  /** Epoch ms it began and ended, and its latency in ms (from the high-resolution clock). */
+  began: number;
+  at: number;
+  ms: number;
+  /** `ok`, `HTTP 429`, an error code such as `ERR_CIRCUIT_OPEN`, or `unfinished` (aborted at the run's end). */
+  code: string;
+}
+
+/** Sends calls through one client and records each; a call still pending when `abortAt` comes is cut. */
+export class Calls {
+  readonly list: Call[] = [];
+  private readonly stop = new AbortController();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly http: AxiosInstance) {
+    // Every pending call and retry wait listens on the one signal.
+    setMaxListeners(0, this.stop.signal);
+  }
+
+  get aborted(): boolean {
+    return this.stop.signal.aborted;
+  }
+
+  abortAt(epochMs: number): void {
+    this.timer = setTimeout(() => this.stop.abort(), epochMs - Date.now());
+  }
+
+  /** Clears the timer and aborts what is left: nothing a run sent outlives it. */
+  finish(): void {
+    clearTimeout(this.timer);
+    this.stop.abort();
+  }
+
+  async send(config: AxiosRequestConfig = { url: '/r' }, tag = ''): Promise<Call> {
+    const call: Call = {
+      id: String(this.list.length + 1),
+      tag,
+      ok: false,
+      began: Date.now(),
+      at: 0,
+      ms: 0,
+      code: 'ok',
+    };
+    this.list.push(call);
+    const t0 = performance.now();
+    try {
+      await this.http.request({ ...config, headers: { [CALL_ID]: call.id }, signal: this.stop.signal });
+      call.ok = true;
+    } catch (error) {
+      const { code, response } = error as AxiosError;
+      const refused = response !== undefined && code?.startsWith('ERR_BAD_');
+      call.code = this.aborted ? 'unfinished' : refused ? `HTTP ${response.status}` : (code ?? 'error');
+    }
+    call.ms = performance.now() - t0;
+    call.at = Date.now();
+    return call;
+  }
+
+  /**
+   * `callers` closed-loop callers of `GET /r` until `endAt` (epoch ms), `rest` after each call. By
+   * default a failed call backs off 1 ms: a plain client that fails at once would otherwise spin,
+   * and real callers back off a little.
+   */
+  async loop(callers: number, endAt: number, rest = (c: Call) => (c.ok ? undefined : pause(1))): Promise<void> {
+    const caller = async (): Promise<void> => {
+      while (Date.now() < endAt && !this.aborted) await rest(await this.send());
+    };
+    await Promise.all(Array.from({ length: callers }, caller));
+  }
+
+  /** Open loop: each step sent `atMs` after `start`, whatever the calls before it are doing. */
+  async schedule(steps: readonly Step[], start: number): Promise<void> {
+    const pending: Array<Promise<Call>> = [];
+    for (const [atMs, config, tag] of steps) {
+      if (start + atMs > Date.now()) await pause(start + atMs - Date.now());
+      pending.push(this.send(config, tag));
+    }
+    await Promise.all(pending);
+  }
+}
+/** A call sent `atMs` after a run's start, tagged for the figures. */
+export type Step = [atMs: number, config: AxiosRequestConfig, tag: string];
+
+/** Writes `text` to `path` (a chart, a record of the run) and says so. */
+export function writeOut(path: string | undefined, text: string, what: string): void {
+  if (path === undefined) return;
+  writeFileSync(path, text);
+  console.log(`\n${what} written to ${path}`);
+}
 
 /** A Markdown table for the terminal and for pasting: the first `text` columns left-aligned, numbers right. */
 export function table(headers: readonly string[], rows: ReadonlyArray<readonly string[]>, text = 1): string {

@@ -7,9 +7,8 @@
  *   npm run bench:hedge
  *   npx tsx bench/hedge.ts --calls 4000 --clients 20 --fixed-ms 10 --seed 7 --svg docs/hedge-latency.svg
  */
-import { writeFileSync } from 'node:fs';
 import { percentile } from './stats';
-import { connect, fixed, flags, keepAliveAgent, main, resilience, startServer, table } from './harness';
+import { Calls, connect, fixed, flags, main, pool, resilience, startServer, table, writeOut } from './harness';
 
 const args = flags({ calls: 4000, clients: 20, 'fixed-ms': 10, seed: 20261202, svg: undefined });
 
@@ -59,23 +58,13 @@ main('hedge', `${calls} GETs per variant, ${clients} closed-loop clients, server
   const results: Result[] = [];
   try {
     for (const variant of variants) {
-      const agent = keepAliveAgent();
-      const client = connect(variant, { baseURL: server.url, agent });
+      const client = connect(variant, { baseURL: server.url });
       await server.stats(); // zeroes the count
-      const latencies: number[] = [];
-      let next = 0;
-      const loop = async (): Promise<void> => {
-        // Each client claims a call before sending it, so exactly `calls` are made.
-        while (next++ < calls) {
-          const started = performance.now();
-          await client.http.get('/item');
-          latencies.push(performance.now() - started);
-        }
-      };
-      await Promise.all(Array.from({ length: clients }, loop));
+      const made = new Calls(client.http);
+      await pool(calls, clients, () => made.send());
       const { requests } = await server.stats();
       await client.close();
-      agent.destroy();
+      const latencies = made.list.map((c) => c.ms);
       const [p50, p99, p999] = [50, 99, 99.9].map((p) => percentile(latencies, p)) as [number, number, number];
       results.push({ label: variant.label, p50, p99, p999, extra: (requests - calls) / calls });
     }
@@ -88,5 +77,5 @@ main('hedge', `${calls} GETs per variant, ${clients} closed-loop clients, server
   const [base, ...hedged] = results;
   for (const r of hedged)
     console.log(`${r.label}: p99 ${fixed(base!.p99 / r.p99, 1)}× lower than no hedge, ${percent(r.extra)} extra`);
-  if (args.svg !== undefined) writeFileSync(args.svg, chart(results));
+  writeOut(args.svg, chart(results), 'chart');
 });

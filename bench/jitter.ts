@@ -70,41 +70,28 @@ interface SimEvent {
 
 const before = (a: SimEvent, b: SimEvent): boolean => a.at < b.at || (a.at === b.at && a.seq < b.seq);
 
-/** A binary min-heap on (at, seq), so events at the same instant keep the order they were made in. */
+/** Pending events, latest first, so the next one is popped off the end; events at the same instant keep the order they were made in. */
 class EventQueue {
-  private readonly heap: SimEvent[] = [];
+  private readonly events: SimEvent[] = [];
   private seq = 0;
 
   get size(): number {
-    return this.heap.length;
+    return this.events.length;
   }
 
   push(at: number, kind: Kind, client: number, value = 0): void {
-    const heap = this.heap;
-    heap.push({ at, seq: this.seq++, kind, client, value });
-    for (let i = heap.length - 1; i > 0;) {
-      const parent = (i - 1) >> 1;
-      if (!before(heap[i]!, heap[parent]!)) break;
-      [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
-      i = parent;
+    const event = { at, seq: this.seq++, kind, client, value };
+    let [low, high] = [0, this.events.length];
+    while (low < high) {
+      const mid = (low + high) >> 1;
+      if (before(this.events[mid]!, event)) high = mid;
+      else low = mid + 1;
     }
+    this.events.splice(low, 0, event);
   }
 
   pop(): SimEvent {
-    const heap = this.heap;
-    const top = heap[0]!;
-    const last = heap.pop()!;
-    if (heap.length === 0) return top;
-    heap[0] = last;
-    for (let i = 0; ;) {
-      const l = 2 * i + 1;
-      let m = i;
-      if (l < heap.length && before(heap[l]!, heap[m]!)) m = l;
-      if (l + 1 < heap.length && before(heap[l + 1]!, heap[m]!)) m = l + 1;
-      if (m === i) return top;
-      [heap[i], heap[m]] = [heap[m]!, heap[i]!];
-      i = m;
-    }
+    return this.events.pop()!;
   }
 }
 
@@ -238,19 +225,11 @@ main(
     const points = CLIENTS.flatMap((clients) => STRATEGIES.map((strategy) => point(strategy, clients)));
     mkdirSync(args.out, { recursive: true });
     writeFileSync(join(args.out, 'jitter-results.csv'), csv(points));
-    const calls = await chart(
-      points,
-      'callsMean',
-      'Write calls until every client succeeded (mean of runs)',
-      'write calls',
-      false,
-    );
-    writeFileSync(join(args.out, 'jitter-calls.svg'), calls);
+    const calls = 'Write calls until every client succeeded (mean of runs)';
+    writeFileSync(join(args.out, 'jitter-calls.svg'), await chart(points, 'callsMean', calls, 'write calls', false));
     const time = 'Time until the last client succeeded (mean of runs)';
-    writeFileSync(
-      join(args.out, 'jitter-completion.svg'),
-      await chart(points, 'completionMeanMs', time, 'completion time (ms, log scale)', true),
-    );
+    const axis = 'completion time (ms, log scale)';
+    writeFileSync(join(args.out, 'jitter-completion.svg'), await chart(points, 'completionMeanMs', time, axis, true));
 
     for (const clients of [50, 100]) {
       const rows = points

@@ -17,27 +17,11 @@
  * schedule of calls (1, 2, 7, 8a, 8b) or 8 s (8c, whose goodput goal is over 8 s). Under each table,
  * how each contender's failed calls ended; the last table judges ours (defaults) by the issue's goals.
  */
-import { setMaxListeners } from 'node:events';
-import { writeFileSync } from 'node:fs';
-import type { AxiosError, AxiosRequestConfig } from 'axios';
+import type { AxiosRequestConfig } from 'axios';
 import { seededRandom } from '../lib/testing';
-import type { BenchServer, Contender } from './harness';
-import {
-  bare,
-  closedLoop,
-  connect,
-  flags,
-  keepAliveAgent,
-  loadAverage,
-  machine,
-  main,
-  pause,
-  plainAndPeers,
-  pluginSource,
-  resilience,
-  startServer,
-  table,
-} from './harness';
+import type { BenchServer, Call, Contender, Step } from './harness';
+import { bare, Calls, connect, flags, loadAverage, machine, main, plainAndPeers } from './harness';
+import { pluginSource, resilience, shuffle, startServer, table, writeOut } from './harness';
 import type { Dialect, Quota } from './quotas';
 import type { ServerOptions, ServerStats } from './server';
 import { percentile } from './stats';
@@ -49,8 +33,6 @@ const BASE: ServerOptions = {
   latency: { seed: 1, slowShare: 0, slowMs: [0, 0], fastMs: [20, 20] },
   refusalsAtOnce: true,
 };
-/** The request header that names a call (the same on its retries). */
-const ID = 'x-call-id';
 /** How long calls may still be pending after the last was due, before they are aborted. */
 const GRACE_MS = 2000;
 
@@ -64,17 +46,6 @@ const CONTENDERS: Array<[Contender, string]> = [
 ];
 const PLAIN = plain!.key;
 
-interface Call {
-  id: string;
-  tag: string;
-  ok: boolean;
-  ms: number;
-  at: number;
-  /** `ok`, `HTTP 429`, an error code such as `ERR_CIRCUIT_OPEN`, or `unfinished` (aborted at the run's end). */
-  code: string;
-}
-/** A call sent `atMs` after the run's start, tagged for the metrics. */
-type Step = [atMs: number, config: AxiosRequestConfig, tag: string];
 /** What one contender's run saw: its calls, the server's counts, the run's start and when its calls were due to end. */
 interface Seen {
   calls: Call[];
@@ -190,7 +161,7 @@ const unslowed = (m: (contender: string, metric: string) => number): Goal[] => [
 /** A bare 429 to `refused` of the requests, drawn per call and attempt, so every contender meets the same ones. */
 const bare429 = (refused: number, seed: number): ServerOptions => ({
   ...BASE,
-  failShare: { share: refused, seed, idHeader: ID },
+  failShare: { share: refused, seed },
   failStatus: 429,
 });
 
@@ -231,7 +202,7 @@ const fanOutTimes = ({ calls }: Seen): number[] =>
   range(LONG).map((j) => {
     const group = tagged(calls, String(j));
     if (group.some((c) => c.code === 'unfinished')) return Infinity;
-    return Math.max(...group.map((c) => c.at)) - Math.min(...group.map((c) => c.at - c.ms));
+    return Math.max(...group.map((c) => c.at)) - Math.min(...group.map((c) => c.began));
   });
 
 const fanOuts: Scenario = {
@@ -263,13 +234,10 @@ const inFlight: Scenario = {
 
 /** 320 calls, 60 % to /reports, the rest to /users and /orders half and half, in a seeded order. */
 function routeOrder(): string[] {
-  const routes = range(320).map((i): string => (i < 192 ? 'reports' : i % 2 ? 'users' : 'orders'));
-  const random = seededRandom(41);
-  for (let i = routes.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [routes[i], routes[j]] = [routes[j]!, routes[i]!];
-  }
-  return routes;
+  return shuffle(
+    range(320).map((i): string => (i < 192 ? 'reports' : i % 2 ? 'users' : 'orders')),
+    seededRandom(41),
+  );
 }
 
 const routeDown: Scenario = {
@@ -339,7 +307,7 @@ function storm(id: string, callers: number): Scenario {
       goodput: ['goodput ÷ 100/s', (s) => perSecond(s, ok(s.calls, s.endAt)) / 100, 2],
       failed: ['failed calls', (s) => s.calls.filter((c) => !c.ok && c.code !== 'unfinished').length],
       unfinished: ['unfinished 5 s after the run', (s) => s.calls.filter((c) => c.code === 'unfinished').length],
-      steady: ['steady 429s, % of requests', (s) => share(s.stats.steadyThrottled, s.stats.steadyRequests), 1],
+      steady: ['steady 429s, % of requests', (s) => share(s.stats.steadyRefused, s.stats.steadyRequests), 1],
     },
     goals: (m) => [
       ['no failed or unfinished call', m('ours', 'failed') + m('ours', 'unfinished'), '≤', 0],
@@ -371,63 +339,29 @@ const SCENARIOS: Scenario[] = [
 
 /** One contender's run of one scenario, on a fresh instance and agent; nothing it sent outlives it. */
 async function measure(scenario: Scenario, contender: Contender, server: BenchServer): Promise<[Metrics, string]> {
-  const agent = keepAliveAgent();
-  const client = connect(contender, { baseURL: server.url, agent });
-  const stop = new AbortController();
-  // Every pending call listens on it.
-  setMaxListeners(0, stop.signal);
-  const calls: Call[] = [];
-  const send = async ([config, tag]: [AxiosRequestConfig, string]): Promise<Call> => {
-    const call: Call = { id: String(calls.length + 1), tag, ok: false, ms: 0, at: 0, code: 'ok' };
-    calls.push(call);
-    const began = Date.now();
-    try {
-      await client.http.request({ ...config, headers: { [ID]: call.id }, signal: stop.signal });
-      call.ok = true;
-    } catch (error) {
-      const { code, response } = error as AxiosError;
-      const refused = response !== undefined && code?.startsWith('ERR_BAD_');
-      call.code = stop.signal.aborted ? 'unfinished' : refused ? `HTTP ${response.status}` : (code ?? 'error');
-    }
-    call.at = Date.now();
-    call.ms = call.at - began;
-    return call;
-  };
+  const client = connect(contender, { baseURL: server.url });
+  const calls = new Calls(client.http);
   const start = Date.now();
   const drive = scenario.drive;
   let endAt = Array.isArray(drive) ? start + drive[drive.length - 1]![0] : start;
   if ('seconds' in drive) endAt += drive.seconds * 1000;
-  const abortAt = endAt + (scenario.graceMs ?? GRACE_MS) + ('sequence' in drive ? 30_000 : 0);
-  const timer = setTimeout(() => stop.abort(), abortAt - start);
+  calls.abortAt(endAt + (scenario.graceMs ?? GRACE_MS) + ('sequence' in drive ? 30_000 : 0));
   try {
     await server.configure(scenario.server(start));
-    if (Array.isArray(drive)) {
-      const pending: Array<Promise<Call>> = [];
-      for (const [atMs, config, tag] of drive) {
-        if (start + atMs > Date.now()) await pause(start + atMs - Date.now());
-        pending.push(send([config, tag]));
-      }
-      await Promise.all(pending);
-    } else if ('callers' in drive) {
-      const request = async (): Promise<void> => {
-        const call = await send([{ url: '/r' }, '']);
-        if (!call.ok) throw new Error(call.code);
-      };
-      await closedLoop(client.http, drive.callers, endAt, () => undefined, request);
-    } else {
-      for (let i = 0; i < drive.sequence; i++) await send([{ url: '/r' }, '']);
+    if (Array.isArray(drive)) await calls.schedule(drive, start);
+    else if ('callers' in drive) await calls.loop(drive.callers, endAt);
+    else {
+      for (let i = 0; i < drive.sequence; i++) await calls.send();
       endAt = Date.now();
     }
-    const seen: Seen = { calls, stats: await server.stats(), start, endAt };
+    const seen: Seen = { calls: calls.list, stats: await server.stats(), start, endAt };
     const ends = new Map<string, number>();
-    for (const c of calls) if (!c.ok) ends.set(c.code, (ends.get(c.code) ?? 0) + 1);
+    for (const c of calls.list) if (!c.ok) ends.set(c.code, (ends.get(c.code) ?? 0) + 1);
     const metrics = Object.fromEntries(Object.entries(scenario.metrics).map(([key, [, value]]) => [key, value(seen)]));
     return [metrics, [...ends].map(([code, n]) => `${n} ${code}`).join(', ')];
   } finally {
-    clearTimeout(timer);
-    stop.abort();
+    calls.finish();
     await client.close();
-    agent.destroy();
   }
 }
 
@@ -474,9 +408,6 @@ main('never-worse', `scenarios ${scenarios.map((s) => s.id).join(', ')}; --secon
   const rows = goals.map((g) => Object.values(g));
   console.log(`\n## Goals for ours (defaults)\n\n${table(['', 'goal', 'ours', 'target', ''], rows, 2)}`);
   console.log(`\n${goals.filter((g) => g.verdict === 'pass').length} of ${goals.length} goals met`);
-  if (args.json !== undefined) {
-    const record = { machine: machine(), plugin: pluginSource, seconds: LONG, results, goals };
-    writeFileSync(args.json, JSON.stringify(record, null, 2));
-    console.log(`results written to ${args.json}`);
-  }
+  const record = { machine: machine(), plugin: pluginSource, seconds: LONG, results, goals };
+  writeOut(args.json, JSON.stringify(record, null, 2), 'results');
 });

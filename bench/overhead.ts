@@ -20,39 +20,29 @@
  * contenders are compared by the Hodges–Lehmann shift with its Mann–Whitney interval (stats.ts).
  * docs/performance.md, "How to measure", has the rest.
  *
+ * `--scenario origins` (`npm run bench:origins`) is a webhook fan-out instead: `--calls` POSTs, each
+ * to an origin of its own, against the same calls to one origin, `--concurrency` at a time through
+ * the stub adapter with default options, every `--failing-every`-th call's first attempt refused
+ * (ECONNREFUSED: never processed, so the POST is retried; the waits drawn with `random: () => 0`
+ * are 0 ms, so the run measures work, not sleep). Reported: CPU and wall time per variant, and the
+ * ratio distinct ÷ one (the goal: at most 1.25).
+ *
  *   npm run build && BENCH_PLUGIN=dist/index.cjs npm run bench:overhead -- --isolate --processes 8
  *   npm run bench:overhead -- --rounds 5 --heap-calls 0      # a quick look, lib/ through tsx
+ *   npm run bench:origins -- --rounds 5                      # --scenario origins --rounds 3 --concurrency 100
  */
-import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { AxiosHeaders } from 'axios';
+import axios, { AxiosError, AxiosHeaders } from 'axios';
 import type { AxiosAdapter, AxiosInstance } from 'axios';
 import { seededRandom } from '../lib/testing';
 import { median, medianInterval, ratioInterval, shiftInterval } from './stats';
 import type { MedianInterval } from './stats';
-import {
-  bare,
-  connect,
-  fixed,
-  flags,
-  forkChild,
-  keepAliveAgent,
-  loadPlugin,
-  machine,
-  main,
-  only,
-  pause,
-  pluginSource,
-  resilience,
-  startServer,
-  table,
-  withAxiosRetry,
-  withRetryAxios,
-  yieldOnce,
-} from './harness';
+import { only, pause, pluginSource, pluginUnderTest, pool, resilience, shuffle, startServer, table } from './harness';
+import { bare, connect, fixed, flags, forkChild, keepAliveAgent, loadPlugin, machine, main } from './harness';
+import { serveParent, withAxiosRetry, withRetryAxios, writeOut, yieldOnce } from './harness';
 import type { Child, Contender, PluginModule, Setup } from './harness';
 
 const args = flags({
@@ -71,12 +61,16 @@ const args = flags({
   isolate: false,
   processes: 4,
   out: undefined,
+  scenario: 'overhead',
+  calls: 100_000,
+  'failing-every': 10,
   // Internal: the contender a child process runs, as JSON (see startChild).
   child: undefined,
 });
 
 type Method = 'get' | 'post';
 type Phase = 'sockets' | 'stub';
+if (!['overhead', 'origins'].includes(args.scenario)) throw new TypeError('--scenario is overhead or origins');
 const METHODS = args.methods.split(',') as Method[];
 const PROCESSES = args.isolate ? args.processes : 1;
 const OTHERS = args.other?.split(',').filter((path) => path !== '') ?? [];
@@ -185,14 +179,7 @@ async function timeCell(http: AxiosInstance, method: Method, phase: Phase, gc: (
   const { calls, concurrency } = CELL[phase];
   gc();
   const t0 = process.hrtime.bigint();
-  let started = 0;
-  const worker = async (): Promise<void> => {
-    while (started < calls) {
-      started++;
-      await send[method](http);
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, worker));
+  await pool(calls, concurrency, () => send[method](http));
   return Number(process.hrtime.bigint() - t0) / 1e9;
 }
 
@@ -241,17 +228,14 @@ function childMain(spec: string): void {
   const { key, url } = JSON.parse(spec) as { key: string; url?: string };
   const contender = contenders().find((c) => c.key === key);
   if (contender === undefined) throw new Error(`unknown contender ${key}`);
-  const agent = url === undefined ? undefined : keepAliveAgent();
-  const client = connect(contender, url === undefined ? STUB : { baseURL: url, agent: agent! });
+  // Without a stub, connect makes the child's keep-alive agent, and closing the client destroys it.
+  const client = connect(contender, url === undefined ? STUB : { baseURL: url });
   const gc = collector();
   const answer = async (order: Order): Promise<number> =>
     order.type === 'cell'
       ? timeCell(client.http, order.method, order.phase, gc)
       : heapGrowth(client.http, order.method, args['heap-calls'], gc);
-  process.on('message', (order: Order) => void answer(order).then((value) => process.send!(value)));
-  // The parent closing the channel is the end: undo the install, so the process can exit.
-  process.on('disconnect', () => void client.close().then(() => agent?.destroy()));
-  process.send!('ready');
+  serveParent(answer, () => client.close());
 }
 
 /** Who runs a phase's cells: this process, or the contenders' own processes (`--isolate`). */
@@ -293,15 +277,6 @@ async function inChildren(list: Contender[], phase: Phase, url: string | undefin
     throw error;
   }
   return { run: (i, p, method) => children[i]![p]!.ask({ type: 'cell', method, phase } satisfies Order), close };
-}
-
-/** Shuffles `items` in place (Fisher–Yates) with a seeded source, so a run's order can be replayed. */
-function shuffle<T>(items: T[], random: () => number): T[] {
-  for (let i = items.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [items[i], items[j]] = [items[j]!, items[i]!];
-  }
-  return items;
 }
 
 /** Every round runs one cell of every contender, process and method, in an order shuffled afresh. */
@@ -512,14 +487,74 @@ function report(): void {
       '## Comparisons (sockets: throughput of the first ÷ the second; stub: µs per call, first minus second)\n',
     );
     for (const line of comparisons(list, phases)) console.log(`- ${line}`);
-    if (args.out !== undefined) {
-      const meta = { machine: machine(), plugin: pluginSource, ...args, contenders: list.map((c) => c.key) };
-      const all = [...phases.flatMap(([, phaseCells]) => phaseCells), ...heapCells];
-      writeFileSync(args.out, JSON.stringify({ meta, cells: all }, null, 1) + '\n');
-      console.log(`\nraw cells written to ${args.out}`);
+    const meta = { machine: machine(), plugin: pluginSource, ...args, contenders: list.map((c) => c.key) };
+    const all = [...phases.flatMap(([, phaseCells]) => phaseCells), ...heapCells];
+    writeOut(args.out, JSON.stringify({ meta, cells: all }, null, 1) + '\n', 'raw cells');
+  });
+}
+
+/** Answers 200, except that every `--failing-every`-th call's first attempt is refused. */
+function refusingOnce(): AxiosAdapter {
+  const failedOnce = new Set<string>();
+  return (config) => {
+    const url = config.url!;
+    if (Number(url.slice(url.lastIndexOf('/') + 1)) % args['failing-every'] === 0 && !failedOnce.has(url)) {
+      failedOnce.add(url);
+      return Promise.reject(new AxiosError('connect ECONNREFUSED', 'ECONNREFUSED', config));
     }
+    return Promise.resolve({ data: '', status: 200, statusText: 'OK', headers: {}, config });
+  };
+}
+
+type FanOut = { cpuMs: number; wallMs: number; failed: number };
+
+/** One pass of the fan-out, to distinct origins or to one, in batches of `--concurrency`. */
+async function fanOut(distinct: boolean): Promise<FanOut> {
+  const plugin = pluginUnderTest().retryPlugin({ random: () => 0 });
+  const http = axios.create({ adapter: refusingOnce() });
+  plugin.install(http);
+  const host = (i: number): string => (distinct ? `hook-${i}` : 'hook');
+  let failed = 0;
+  const cpu = process.cpuUsage();
+  const startedAt = performance.now();
+  for (let from = 0; from < args.calls; from += args.concurrency) {
+    const batch: Array<Promise<unknown>> = [];
+    for (let i = from; i < Math.min(args.calls, from + args.concurrency); i++) {
+      batch.push(http.post(`http://${host(i)}.example.test/events/${i}`, { i }).catch(() => void failed++));
+    }
+    await Promise.all(batch);
+  }
+  const wallMs = performance.now() - startedAt;
+  const used = process.cpuUsage(cpu);
+  await plugin.close();
+  return { cpuMs: (used.user + used.system) / 1000, wallMs, failed };
+}
+
+function origins(): void {
+  const each = `${args.concurrency} at a time, 1 in ${args['failing-every']} failing once, default options`;
+  main('origins', `${args.calls} calls, ${each}, ${args.rounds} rounds`, async () => {
+    const runs: Record<'one' | 'distinct', FanOut[]> = { one: [], distinct: [] };
+    await fanOut(false); // warm-up: the JIT, axios's first calls
+    for (let round = 0; round < args.rounds; round++) {
+      // Alternated, so a change in the machine's load falls on both.
+      runs.one.push(await fanOut(false));
+      runs.distinct.push(await fanOut(true));
+    }
+    const cpu = (k: keyof typeof runs): number => median(runs[k].map((r) => r.cpuMs));
+    const wall = (k: keyof typeof runs): number => median(runs[k].map((r) => r.wallMs));
+    const rows = (['one', 'distinct'] as const).map((k) => [
+      k === 'one' ? 'one origin' : 'distinct origins',
+      fixed(cpu(k) / 1000, 2),
+      fixed(wall(k) / 1000, 2),
+      fixed((cpu(k) * 1000) / args.calls, 1),
+      String(runs[k].reduce((sum, r) => sum + r.failed, 0)),
+    ]);
+    console.log(table(['variant', 'CPU s (median)', 'wall s (median)', 'CPU µs per call', 'failed calls'], rows));
+    const [byCpu, byWall] = [cpu('distinct') / cpu('one'), wall('distinct') / wall('one')];
+    console.log(`\nratio distinct ÷ one: CPU ${fixed(byCpu, 2)}×, wall ${fixed(byWall, 2)}× (goal ≤ 1.25×)`);
   });
 }
 
 if (args.child !== undefined) childMain(args.child);
+else if (args.scenario === 'origins') origins();
 else report();

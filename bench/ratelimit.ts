@@ -21,30 +21,15 @@
  * `--redis-delay-ms 100` puts a TCP proxy (bench/delay-proxy.ts) between the fleet and Redis that
  * delays every chunk 100 ms each way: a Redis that answers 200 ms late.
  */
-import { spawn } from 'node:child_process';
-import net from 'node:net';
-import { loadavg } from 'node:os';
 import { Redis } from 'ioredis';
-import { writeFileSync } from 'node:fs';
+// The throwaway redis-server of the fleet tests; the one line to change if it moves.
+import { startRedis } from '../__tests__/fleet/redis';
 import { delayProxy } from './delay-proxy';
 import { percentile } from './stats';
-import {
-  closedLoop,
-  connect,
-  forkChild,
-  fixed,
-  flags,
-  keepAliveAgent,
-  main,
-  only,
-  plainAndPeers,
-  pause,
-  resilience,
-  startServer,
-  table,
-} from './harness';
-import type { BenchServer, Contender } from './harness';
-import type { BucketHints } from './server';
+import { Calls, connect, forkChild, fixed, flags, loadAverage, main, only, pause } from './harness';
+import { plainAndPeers, resilience, serveParent, startServer, table, writeOut } from './harness';
+import type { BenchServer, Call, Contender } from './harness';
+import type { BucketHints, ServerStats } from './server';
 
 const args = flags({
   callers: '20,200',
@@ -77,108 +62,57 @@ const hintList = args.hints.split(',') as BucketHints[];
 for (const hint of hintList) if (!HINTS.includes(hint)) throw new TypeError(`--hints takes ${HINTS.join(', ')}`);
 const callerCounts = args.callers.split(',').map(Number);
 
-const contenders = only([...plainAndPeers(), resilience('axios-resilience', 'axios-resilience (defaults)')], args.only);
+const ours = resilience('axios-resilience', 'axios-resilience (defaults)');
+const contenders = only([...plainAndPeers(), ours], args.only);
 
-export interface RunResult {
-  calls: number;
-  failed: number;
-  /** Successful calls per second as a share of the limit: steady (from `--steady-ms`) and overall. */
-  goodputSteady: number;
-  goodput: number;
-  share429: number;
-  share429Steady: number;
-  p50: number;
-  p99: number;
-  /** Successes per 100 ms, for the chart. */
-  timeline: number[];
-  /** The fleet's store events, summed over its processes. */
-  storeEvents: string[];
-}
-
-/** One table row: a contender's (or the fleet's summed) run. */
-function row(label: string, r: RunResult): string[] {
+/** The figures of one row, from the calls a contender (or the whole fleet) made from `startAt`. */
+function row(label: string, calls: readonly Call[], stats: ServerStats, startAt: number): string[] {
+  const [endAt, steadyFrom] = [startAt + args['run-ms'], startAt + args['steady-ms']];
+  const ok = calls.filter((c) => c.ok && c.at <= endAt);
+  const steady = ok.filter((c) => c.at >= steadyFrom).length;
+  // Successful calls per second as a share of the limit: steady (from `--steady-ms`) and overall.
+  const goodput = (n: number, ms: number): string => fixed(n / (ms / 1000) / args.rate, 2);
+  const latencies = calls.map((c) => c.ms);
   return [
     label,
-    String(r.calls),
-    pct(r.failed / Math.max(1, r.calls)),
-    pct(r.share429),
-    pct(r.share429Steady),
-    fixed(r.goodputSteady, 2),
-    fixed(r.goodput, 2),
-    fixed(r.p50, 0),
-    fixed(r.p99, 0),
+    String(calls.length),
+    pct(calls.filter((c) => !c.ok).length / Math.max(1, calls.length)),
+    pct(stats.refused / Math.max(1, stats.requests)),
+    pct(stats.steadyRefused / Math.max(1, stats.steadyRequests)),
+    goodput(steady, args['run-ms'] - args['steady-ms']),
+    goodput(ok.length, args['run-ms']),
+    fixed(percentile(latencies, 50), 0),
+    fixed(percentile(latencies, 99), 0),
   ];
 }
 
-async function run(server: BenchServer, contender: Contender, callers: number, hints: BucketHints): Promise<RunResult> {
-  const startAt = Date.now() + 100;
-  const steadyFrom = startAt + args['steady-ms'];
+/** Successes per 100 ms from `startAt`, for the chart and `--timeline`. */
+function timeline(calls: readonly Call[], startAt: number): number[] {
+  const slots = new Array<number>(Math.ceil(args['run-ms'] / 100)).fill(0);
+  for (const c of calls) {
+    const slot = Math.floor((c.at - startAt) / 100);
+    if (c.ok && c.at <= startAt + args['run-ms'] && slot < slots.length) slots[slot]! += 1;
+  }
+  return slots;
+}
+
+/** A fresh bucket (or fixed windows) of `--rate` from `startAt` on, told as `hints` says. */
+async function configure(server: BenchServer, hints: BucketHints, startAt: number): Promise<void> {
+  const fixedMs: [number, number] = [args['latency-ms'], args['latency-ms']];
   await server.configure({
-    bucket: { ratePerSecond: args.rate, burst: args.burst, hints, steadyFrom },
-    latency: { seed: 1, slowShare: 0, slowMs: [0, 0], fastMs: [args['latency-ms'], args['latency-ms']] },
+    bucket: { ratePerSecond: args.rate, burst: args.burst, hints, steadyFrom: startAt + args['steady-ms'] },
+    latency: { seed: 1, slowShare: 0, slowMs: [0, 0], fastMs: fixedMs },
   });
-  const counts = await callLoop(contender, server.url, callers, startAt);
-  const stats = await server.stats();
-  return summary(counts, stats);
 }
 
-/** What one process's callers did. */
-interface Counts {
-  calls: number;
-  failed: number;
-  ok: number;
-  okSteady: number;
-  latencies: number[];
-  timeline: number[];
-  /** The fleet's store events (`store-down`, `store-up`), when shared. */
-  storeEvents?: string[];
-}
-
-function summary(
-  counts: Counts,
-  stats: { requests: number; throttled: number; steadyRequests: number; steadyThrottled: number },
-): RunResult {
-  const seconds = args['run-ms'] / 1000;
-  const steadySeconds = (args['run-ms'] - args['steady-ms']) / 1000;
-  return {
-    calls: counts.calls,
-    failed: counts.failed,
-    goodput: counts.ok / seconds / args.rate,
-    goodputSteady: counts.okSteady / steadySeconds / args.rate,
-    share429: stats.throttled / Math.max(1, stats.requests),
-    share429Steady: stats.steadyThrottled / Math.max(1, stats.steadyRequests),
-    p50: percentile(counts.latencies, 50),
-    p99: percentile(counts.latencies, 99),
-    timeline: counts.timeline,
-    storeEvents: counts.storeEvents ?? [],
-  };
-}
-
-/** `callers` closed-loop callers from `startAt` for `--run-ms`. */
-async function callLoop(contender: Contender, baseURL: string, callers: number, startAt: number): Promise<Counts> {
-  const endAt = startAt + args['run-ms'];
-  const steadyFrom = startAt + args['steady-ms'];
-  const client = connect(contender, { baseURL, agent: keepAliveAgent() });
-  const latencies: number[] = [];
-  const timeline = new Array<number>(Math.ceil(args['run-ms'] / 100)).fill(0);
-  let calls = 0;
-  let failed = 0;
-  let ok = 0;
-  let okSteady = 0;
+/** `callers` closed-loop callers of `contender` from `startAt` for `--run-ms`. */
+async function callLoop(contender: Contender, baseURL: string, callers: number, startAt: number): Promise<Call[]> {
+  const client = connect(contender, { baseURL });
+  const calls = new Calls(client.http);
   while (Date.now() < startAt) await pause(5);
-  await closedLoop(client.http, callers, endAt, (succeeded, began, at) => {
-    calls++;
-    latencies.push(at - began);
-    if (!succeeded) failed++;
-    else if (at <= endAt) {
-      ok++;
-      if (at >= steadyFrom) okSteady++;
-      const slot = Math.floor((at - startAt) / 100);
-      if (slot < timeline.length) timeline[slot]! += 1;
-    }
-  });
+  await calls.loop(callers, startAt + args['run-ms']);
   await client.close();
-  return { calls, failed, ok, okSteady, latencies, timeline };
+  return calls.list;
 }
 
 /**
@@ -186,48 +120,19 @@ async function callLoop(contender: Contender, baseURL: string, callers: number, 
  * figures are the fleet's sums. With `redisPort` their limiters share one schedule per origin
  * (a fresh prefix per run); without, each process has its own.
  */
-async function fleetRun(
-  server: BenchServer,
-  callers: number,
-  hints: BucketHints,
-  redisPort: number | undefined,
-): Promise<RunResult> {
-  const children = Array.from({ length: args.fleet }, () =>
-    forkChild(__filename, ['--child', '--run-ms', String(args['run-ms']), '--steady-ms', String(args['steady-ms'])]),
-  );
+async function fleetRun(server: BenchServer, callers: number, hints: BucketHints, redisPort: number | undefined) {
+  const argv = ['--child', '--run-ms', String(args['run-ms']), '--steady-ms', String(args['steady-ms'])];
+  const children = Array.from({ length: args.fleet }, () => forkChild(__filename, argv));
   await Promise.all(children.map((child) => child.reply()));
   const startAt = Date.now() + 300;
-  await server.configure({
-    bucket: { ratePerSecond: args.rate, burst: args.burst, hints, steadyFrom: startAt + args['steady-ms'] },
-    latency: { seed: 1, slowShare: 0, slowMs: [0, 0], fastMs: [args['latency-ms'], args['latency-ms']] },
-  });
-  const share = Math.ceil(callers / args.fleet);
+  await configure(server, hints, startAt);
+  const job = { baseURL: server.url, callers: Math.ceil(callers / args.fleet), startAt, redisPort };
   const parts = await Promise.all(
-    children.map((child) =>
-      child.ask<Counts>({ baseURL: server.url, callers: share, startAt, redisPort, prefix: `bench:${startAt}:` }),
-    ),
+    children.map((child) => child.ask<FleetPart>({ ...job, prefix: `bench:${startAt}:` } satisfies FleetJob)),
   );
   await Promise.all(children.map((child) => child.close()));
-  const stats = await server.stats();
-  const sum: Counts = {
-    calls: 0,
-    failed: 0,
-    ok: 0,
-    okSteady: 0,
-    latencies: [],
-    timeline: parts[0]!.timeline.map(() => 0),
-    storeEvents: [],
-  };
-  for (const part of parts) {
-    sum.calls += part.calls;
-    sum.failed += part.failed;
-    sum.ok += part.ok;
-    sum.okSteady += part.okSteady;
-    sum.latencies.push(...part.latencies);
-    sum.storeEvents!.push(...(part.storeEvents ?? []));
-    part.timeline.forEach((n, i) => (sum.timeline[i]! += n));
-  }
-  return summary(sum, stats);
+  const calls = parts.flatMap((p) => p.calls);
+  return { calls, stats: await server.stats(), startAt, events: parts.flatMap((p) => p.events) };
 }
 
 interface FleetJob {
@@ -237,16 +142,12 @@ interface FleetJob {
   redisPort: number | undefined;
   prefix: string;
 }
+/** What one of the fleet's processes saw: its calls, and its store's events (`store-down`, `store-up`). */
+type FleetPart = { calls: Call[]; events: string[] };
 
-async function fleetPart(job: FleetJob): Promise<Counts> {
-  if (job.redisPort === undefined) {
-    return callLoop(
-      resilience('axios-resilience', 'axios-resilience (defaults)'),
-      job.baseURL,
-      job.callers,
-      job.startAt,
-    );
-  }
+async function fleetPart(job: FleetJob): Promise<FleetPart> {
+  if (job.redisPort === undefined)
+    return { calls: await callLoop(ours, job.baseURL, job.callers, job.startAt), events: [] };
   const redis = new Redis({
     port: job.redisPort,
     host: '127.0.0.1',
@@ -258,50 +159,15 @@ async function fleetPart(job: FleetJob): Promise<Counts> {
   const { redisRateLimitStore } = await import('../lib/redis');
   const events: string[] = [];
   const shared = redisRateLimitStore(redis, { prefix: job.prefix, onStoreEvent: (e) => void events.push(e.type) });
-  const ours = resilience('axios-resilience', 'axios-resilience (shared)', { rateLimit: { shared } });
+  const fleetOurs = resilience('axios-resilience', 'axios-resilience (shared)', { rateLimit: { shared } });
   try {
-    return { ...(await callLoop(ours, job.baseURL, job.callers, job.startAt)), storeEvents: events };
+    return { calls: await callLoop(fleetOurs, job.baseURL, job.callers, job.startAt), events };
   } finally {
     redis.disconnect();
   }
 }
 
-/** A throwaway redis-server on a free port (no persistence), stopped by the returned function. */
-async function startRedis(): Promise<{ port: number; stop: () => void }> {
-  const probe = net.createServer();
-  await new Promise<void>((done) => probe.listen(0, '127.0.0.1', done));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise<void>((done) => probe.close(() => done()));
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: 'ignore' },
-  );
-  const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => 50 });
-  client.on('error', () => undefined);
-  const failed = new Promise<never>((_ready, fail) => {
-    const why = 'cannot start redis-server (give --redis-port, or --fleet-store none)';
-    child.once('error', (error) => fail(new Error(`${why}: ${error.message}`)));
-    setTimeout(() => fail(new Error(`${why}: no answer on port ${port} within 5 s`)), 5000).unref();
-  });
-  try {
-    await Promise.race([
-      client.connect().catch(() => new Promise<void>((ready) => client.once('ready', () => ready()))),
-      failed,
-    ]);
-  } finally {
-    client.disconnect();
-  }
-  return { port, stop: () => void child.kill('SIGKILL') };
-}
-
-if (args.child) {
-  process.on('message', (message: FleetJob) => {
-    void fleetPart(message).then((counts) => process.send?.(counts));
-  });
-  process.on('disconnect', () => process.exit(0));
-  process.send?.({ ready: true });
-}
+if (args.child) serveParent(fleetPart);
 
 /** Successes per 100 ms summed per second. */
 const seconds = (timeline: number[]): string =>
@@ -343,84 +209,60 @@ ${lines.join('\n')}
 `;
 }
 
+const COLUMNS = ['contender', 'calls', 'failed', '429 share', '429 steady', 'goodput steady', 'goodput'];
+const settings = `bucket ${args.rate}/s burst ${args.burst}, ${args['latency-ms']} ms latency, ${args['run-ms']} ms per run`;
+
+/** A Redis for the fleet to share: `--redis-port`, or a throwaway one; slowed by the proxy with `--redis-delay-ms`. */
+async function fleetRedis(): Promise<{ port: number; stop: () => Promise<void> } | undefined> {
+  if (!(args.fleet > 0 && contenders.includes(ours) && args['fleet-store'] === 'redis')) return undefined;
+  const redis = args['redis-port'] > 0 ? { port: args['redis-port'], kill: async () => undefined } : await startRedis();
+  const proxy = args['redis-delay-ms'] > 0 ? await delayProxy(redis.port, args['redis-delay-ms']) : undefined;
+  return { port: proxy?.port ?? redis.port, stop: async () => void (await proxy?.close(), await redis.kill()) };
+}
+
 if (!args.child)
-  main(
-    'ratelimit',
-    `bucket ${args.rate}/s burst ${args.burst}, ${args['latency-ms']} ms latency, ${args['run-ms']} ms per run, steady from ${args['steady-ms']} ms`,
-    async () => {
-      const fleet = args.fleet > 0 && contenders.some((c) => c.key === 'axios-resilience');
-      const shares = fleet && args['fleet-store'] === 'redis';
-      const redis = !shares
-        ? undefined
-        : args['redis-port'] > 0
-          ? { port: args['redis-port'], stop: () => undefined }
-          : await startRedis();
-      const proxy =
-        redis !== undefined && args['redis-delay-ms'] > 0
-          ? await delayProxy(redis.port, args['redis-delay-ms'])
-          : undefined;
-      const fleetPort = proxy?.port ?? redis?.port;
-      const server = await startServer();
-      const charted: Array<{ label: string; timeline: number[] }> = [];
-      try {
-        for (const hints of hintList) {
-          for (const callers of callerCounts) {
-            const rows: string[][] = [];
-            let fleetEvents: string[] | undefined;
-            const perSecond: string[] = [];
-            for (const contender of args['fleet-only'] ? [] : contenders) {
-              const r = await run(server, contender, callers, hints);
-              if (hints === 'none' && callers === callerCounts[callerCounts.length - 1])
-                charted.push({ label: contender.label, timeline: r.timeline });
-              rows.push(row(contender.label, r));
-              if (args.timeline) perSecond.push(`${contender.key}: ${seconds(r.timeline)}`);
-            }
-            if (fleet) {
-              const r = await fleetRun(server, callers, hints, fleetPort);
-              const slowed = proxy === undefined ? '' : ` answering ${2 * args['redis-delay-ms']} ms late`;
-              const how = redis === undefined ? 'each its own limiter' : `one limiter through Redis${slowed}`;
-              rows.push(row(`axios-resilience, ${args.fleet} processes, ${how} (sums)`, r));
-              fleetEvents = r.storeEvents;
-              if (args.timeline) perSecond.push(`fleet: ${seconds(r.timeline)}`);
-            }
-            console.log(`\n## 429 with ${hints === 'none' ? 'no hint' : hints}, ${callers} callers\n`);
-            console.log(
-              table(
-                [
-                  'contender',
-                  'calls',
-                  'failed',
-                  '429 share',
-                  '429 steady',
-                  'goodput steady',
-                  'goodput',
-                  'p50 ms',
-                  'p99 ms',
-                ],
-                rows,
-              ),
-            );
-            if (fleetEvents !== undefined) {
-              const down = fleetEvents.filter((e) => e === 'store-down').length;
-              console.log(`\nthe fleet's store events: ${down} store-down, ${fleetEvents.length - down} store-up`);
-            }
-            if (perSecond.length > 0) console.log(`\nsuccesses per second:\n${perSecond.join('\n')}`);
-            console.log(
-              `load average: ${loadavg()
-                .map((l) => l.toFixed(2))
-                .join(' ')}`,
-            );
+  main('ratelimit', `${settings}, steady from ${args['steady-ms']} ms`, async () => {
+    const redis = await fleetRedis();
+    const server = await startServer();
+    const charted: Array<{ label: string; timeline: number[] }> = [];
+    try {
+      for (const hints of hintList) {
+        for (const callers of callerCounts) {
+          const rows: string[][] = [];
+          const perSecond: string[] = [];
+          for (const contender of args['fleet-only'] ? [] : contenders) {
+            const startAt = Date.now() + 100;
+            await configure(server, hints, startAt);
+            const calls = await callLoop(contender, server.url, callers, startAt);
+            rows.push(row(contender.label, calls, await server.stats(), startAt));
+            const line = timeline(calls, startAt);
+            if (hints === 'none' && callers === callerCounts.at(-1))
+              charted.push({ label: contender.label, timeline: line });
+            if (args.timeline) perSecond.push(`${contender.key}: ${seconds(line)}`);
           }
+          let events: string[] | undefined;
+          if (args.fleet > 0 && contenders.includes(ours)) {
+            const run = await fleetRun(server, callers, hints, redis?.port);
+            const slowed = args['redis-delay-ms'] > 0 ? ` answering ${2 * args['redis-delay-ms']} ms late` : '';
+            const how = redis === undefined ? 'each its own limiter' : `one limiter through Redis${slowed}`;
+            rows.push(
+              row(`axios-resilience, ${args.fleet} processes, ${how} (sums)`, run.calls, run.stats, run.startAt),
+            );
+            events = run.events;
+            if (args.timeline) perSecond.push(`fleet: ${seconds(timeline(run.calls, run.startAt))}`);
+          }
+          console.log(`\n## 429 with ${hints === 'none' ? 'no hint' : hints}, ${callers} callers\n`);
+          console.log(table([...COLUMNS, 'p50 ms', 'p99 ms'], rows));
+          const down = events?.filter((e) => e === 'store-down').length ?? 0;
+          if (events) console.log(`\nthe fleet's store events: ${down} store-down, ${events.length - down} store-up`);
+          if (perSecond.length > 0) console.log(`\nsuccesses per second:\n${perSecond.join('\n')}`);
+          console.log(`load average: ${loadAverage()}`);
         }
-      } finally {
-        await server.close();
-        await proxy?.close();
-        redis?.stop();
       }
-      if (args.svg !== undefined && charted.length > 0) {
-        const callers = callerCounts[callerCounts.length - 1];
-        writeFileSync(args.svg, chart(`successes per 100 ms, 429 with no hint, ${callers} callers`, charted));
-        console.log(`\nchart written to ${args.svg}`);
-      }
-    },
-  );
+    } finally {
+      await server.close();
+      await redis?.stop();
+    }
+    const title = `successes per 100 ms, 429 with no hint, ${callerCounts.at(-1)} callers`;
+    if (charted.length > 0) writeOut(args.svg, chart(title, charted), 'chart');
+  });

@@ -16,15 +16,14 @@ import type { Quota, QuotaAnswer, QuotaState } from './quotas';
 export interface ServerOptions {
   /** Fail everything until `endAt` (epoch ms; both processes share the clock), counting from `startAt`. */
   outage?: { startAt: number; endAt: number };
-  /** Fail the first request of every call, telling calls apart by this request header (a blip). */
-  failFirstBy?: string;
+  /** Fail the first request of every call (a blip). */
+  failFirst?: boolean;
   /**
    * Fail this share of requests, drawn at random (seeded): a server or proxy that refuses some calls
-   * whatever the rate. With `idHeader`, each request's draw is fixed by that header's value and how
-   * many requests with it came before (a call and its attempt), so every contender meets the same
-   * refusals, and the stats name the calls that had one.
+   * whatever the rate. Each request's draw is fixed by its call and how many requests of the call
+   * came before, so every contender meets the same refusals, and the stats name the calls that had one.
    */
-  failShare?: { share: number; seed: number; idHeader?: string };
+  failShare?: { share: number; seed: number };
   /** Fail every request whose path begins with one of these (a route that is down). */
   failPaths?: string[];
   /** Answer a bare 429 to a request that finds this many others in flight. */
@@ -33,9 +32,8 @@ export interface ServerOptions {
   quotas?: Quota[];
   /** Answer every failure and refusal without the `latency`: a gateway refuses before the work. */
   refusalsAtOnce?: boolean;
-  /** The status of a failure (default 503), and headers sent with it, e.g. `{ 'retry-after': '1' }`. */
+  /** The status of a failure (default 503). */
   failStatus?: number;
-  failHeaders?: Record<string, string>;
   /** Delay each answer: `slowShare` of them by a time drawn from `slowMs`, the rest from `fastMs` (seeded). */
   latency?: { seed: number; slowShare: number; slowMs: [number, number]; fastMs: [number, number] };
   /**
@@ -54,90 +52,55 @@ export type BucketHints = 'retry-after' | 'none' | 'ratelimit' | 'x-ratelimit';
 
 export interface ServerStats {
   requests: number;
-  /** Requests the bucket refused (429), and both counts from `bucket.steadyFrom` on. */
-  throttled: number;
-  steadyRequests: number;
-  steadyThrottled: number;
   /** Requests that arrived between the outage's start and end. */
   duringOutage: number;
   /** Requests answered with the failure status (`failStatus`). */
   failed: number;
-  /** Requests refused by the in-flight limit or a quota. */
+  /** Requests refused by a limit (the bucket, a quota, the in-flight limit), and both counts from `bucket.steadyFrom` on. */
   refused: number;
-  /** The `failShare.idHeader` values of calls that had a request failed. */
+  steadyRequests: number;
+  steadyRefused: number;
+  /** The calls that had a request failed by `failShare`. */
   failedIds: string[];
 }
 
 let options: ServerOptions = {};
 let random = Math.random;
-let failDraw = Math.random;
 const zero = (): ServerStats => ({
   requests: 0,
   duringOutage: 0,
-  throttled: 0,
-  steadyRequests: 0,
-  steadyThrottled: 0,
   failed: 0,
   refused: 0,
+  steadyRequests: 0,
+  steadyRefused: 0,
   failedIds: [],
 });
 let stats: ServerStats = zero();
 let tokens = 0;
 let filledAt = 0;
 
-/** Takes a token from the bucket: `undefined` without a bucket, else whether one was there, and the headers to send. */
-function takeToken(now: number): { ok: boolean; headers: Record<string, string> } | undefined {
+/** Takes a token from the bucket: `undefined` without one (or with fixed windows, which are quotas), else whether one was there. */
+function takeToken(now: number): boolean | undefined {
   const bucket = options.bucket;
-  if (bucket === undefined) return undefined;
-  let taken: { ok: boolean; headers: Record<string, string> };
-  if (bucket.hints === 'ratelimit' || bucket.hints === 'x-ratelimit') taken = takeFromWindow(now, bucket);
-  else {
-    tokens = Math.min(bucket.burst, tokens + ((now - filledAt) * bucket.ratePerSecond) / 1000);
-    filledAt = now;
-    const ok = tokens >= 1;
-    if (ok) tokens -= 1;
-    taken = { ok, headers: {} };
-  }
-  const ok = taken.ok;
-  if (now >= bucket.steadyFrom) {
-    stats.steadyRequests++;
-    if (!ok) stats.steadyThrottled++;
-  }
-  if (!ok) stats.throttled++;
-  if (bucket.hints === 'retry-after' && !ok) taken.headers['retry-after'] = '1';
-  return taken;
+  if (bucket === undefined || bucket.hints === 'ratelimit' || bucket.hints === 'x-ratelimit') return undefined;
+  tokens = Math.min(bucket.burst, tokens + ((now - filledAt) * bucket.ratePerSecond) / 1000);
+  filledAt = now;
+  if (tokens < 1) return false;
+  tokens -= 1;
+  return true;
 }
 
-/** The fixed window of a second that `ratelimit` and `x-ratelimit` describe: its start (epoch s) and requests so far. */
-let window = { second: 0, used: 0 };
-
-/** Counts a request in the window of `now`: whether it was within the limit, and the fields saying what is left. */
-function takeFromWindow(
-  now: number,
-  bucket: NonNullable<ServerOptions['bucket']>,
-): { ok: boolean; headers: Record<string, string> } {
-  const second = Math.floor(now / 1000);
-  if (second !== window.second) window = { second, used: 0 };
-  const ok = window.used < bucket.ratePerSecond;
-  if (ok) window.used++;
-  const remaining = bucket.ratePerSecond - window.used;
-  const headers: Record<string, string> =
-    bucket.hints === 'ratelimit'
-      ? {
-          'ratelimit-policy': `"window";q=${bucket.ratePerSecond};w=1`,
-          ratelimit: `"window";r=${remaining};t=${Math.ceil(second + 1 - now / 1000)}`,
-        }
-      : {
-          'x-ratelimit-limit': String(bucket.ratePerSecond),
-          'x-ratelimit-remaining': String(remaining),
-          'x-ratelimit-reset': String(second + 1),
-        };
-  return { ok, headers };
+/** The fixed windows of a second that `ratelimit` and `x-ratelimit` describe, as quotas.ts keeps them. */
+function windows(bucket: ServerOptions['bucket'], now: number): Quota[] {
+  if (bucket === undefined || (bucket.hints !== 'ratelimit' && bucket.hints !== 'x-ratelimit')) return [];
+  const dialect = bucket.hints === 'ratelimit' ? 'ietf' : 'x-ratelimit';
+  const [limit, resetAt] = [bucket.ratePerSecond, (Math.floor(now / 1000) + 1) * 1000];
+  return [{ dialect, path: '/', limit, remaining: limit, windowMs: 1000, resetAt, status: 429 }];
 }
-/** The calls whose first request `failFirstBy` has failed; their next request succeeds. */
-const failedOnce = new Set<string>();
 
-/** How many requests each call (`failShare.idHeader`) has sent. */
+/** The request header that names a call, the same on its retries (harness.ts's `Calls` sends it). */
+const CALL_ID = 'x-call-id';
+/** How many requests each call has sent. */
 const attempts = new Map<string, number>();
 /** The calls that had a request failed since the last `stats`. */
 const failedCalls = new Set<string>();
@@ -151,16 +114,6 @@ function drawFor(seed: number, key: string): number {
   h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
   h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
   return ((h ^ (h >>> 16)) >>> 0) / 2 ** 32;
-}
-
-function failsAtRandom(req: IncomingMessage, share: NonNullable<ServerOptions['failShare']>): boolean {
-  const id = share.idHeader === undefined ? undefined : req.headers[share.idHeader];
-  if (typeof id !== 'string') return failDraw() < share.share;
-  const n = attempts.get(id) ?? 0;
-  attempts.set(id, n + 1);
-  const fail = drawFor(share.seed, `${id}:${n}`) < share.share;
-  if (fail) failedCalls.add(id);
-  return fail;
 }
 
 /** What a limit says of this request: the in-flight limit's bare 429, or a quota's answer; `undefined` when none applies. */
@@ -187,12 +140,15 @@ function answer(req: IncomingMessage, now: number): { fail: boolean; delayMs: nu
     fail = true;
     if (now >= outage.startAt) stats.duringOutage++;
   }
-  const call = options.failFirstBy === undefined ? undefined : req.headers[options.failFirstBy];
-  if (typeof call === 'string' && !failedOnce.delete(call)) {
-    failedOnce.add(call);
+  const call = String(req.headers[CALL_ID]);
+  const n = attempts.get(call) ?? 0;
+  attempts.set(call, n + 1);
+  if (options.failFirst === true && n === 0) fail = true;
+  const share = options.failShare;
+  if (share !== undefined && drawFor(share.seed, `${call}:${n}`) < share.share) {
+    failedCalls.add(call);
     fail = true;
   }
-  if (options.failShare !== undefined && failsAtRandom(req, options.failShare)) fail = true;
   if (options.failPaths?.some((prefix) => req.url?.startsWith(prefix))) fail = true;
   if (fail) stats.failed++;
   return { fail, delayMs: latency() };
@@ -218,18 +174,21 @@ const server = createServer((req, res) => {
   req.on('end', () => {
     const now = Date.now();
     const limited = limit(req, Buffer.concat(chunks), now, admitted);
-    const refused = limited !== undefined && !limited.ok;
+    const { fail, delayMs } = limited?.ok === false ? { fail: false, delayMs: latency() } : answer(req, now);
+    const token = limited?.ok === false ? undefined : takeToken(now);
+    const refused = limited?.ok === false || token === false;
     if (refused) stats.refused++;
-    const { fail, delayMs } = refused ? { fail: false, delayMs: latency() } : answer(req, now);
-    const token = refused ? undefined : takeToken(now);
-    const status = fail ? (options.failStatus ?? 503) : refused ? limited.status : token?.ok === false ? 429 : 200;
+    if (options.bucket !== undefined && now >= options.bucket.steadyFrom) {
+      stats.steadyRequests++;
+      if (refused) stats.steadyRefused++;
+    }
+    const status = fail ? (options.failStatus ?? 503) : refused ? (limited?.status ?? 429) : 200;
     const body = limited?.body ?? okBody;
     const headers = {
       'content-type': 'application/json',
       'content-length': Buffer.byteLength(body),
-      ...token?.headers,
+      ...(token === false && options.bucket?.hints === 'retry-after' ? { 'retry-after': '1' } : {}),
       ...limited?.headers,
-      ...(fail ? options.failHeaders : {}),
     };
     const send = (): void => {
       res.writeHead(status, headers);
@@ -254,13 +213,10 @@ process.on('message', (message: Message) => {
   if (message.type === 'configure') {
     options = message.options;
     random = options.latency === undefined ? Math.random : seededRandom(options.latency.seed);
-    failDraw = options.failShare === undefined ? Math.random : seededRandom(options.failShare.seed);
-    failedOnce.clear();
     attempts.clear();
-    quotas = (options.quotas ?? []).map((q) => ({ ...q }));
-    tokens = options.bucket?.burst ?? 0;
     filledAt = Date.now();
-    window = { second: 0, used: 0 };
+    quotas = [...(options.quotas ?? []), ...windows(options.bucket, filledAt)].map((q) => ({ ...q }));
+    tokens = options.bucket?.burst ?? 0;
   }
   process.send?.({ ...stats, failedIds: [...failedCalls] });
   stats = zero();

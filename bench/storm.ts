@@ -9,34 +9,20 @@
  * closed, after it first opened).
  *
  * blip: every call's first attempt is answered 503 and its retry 200 (the server tells calls apart
- * by an `x-blip-call` header, which every library re-sends). Callers (`--blip-callers`, one run per
+ * by the `x-call-id` header, which every library re-sends). Callers (`--blip-callers`, one run per
  * count) start calls for `--blip-ms`, then the calls in flight finish. Reported: calls that
  * succeeded and requests per call, and why the plugin's failed calls stopped.
  *
  *   npm run bench:storm
  *   npx tsx bench/storm.ts --scenario blip --only axios-retry --blip-callers 10 --blip-ms 1000
  */
-import { setMaxListeners } from 'node:events';
 import { getAdapter } from 'axios';
 import { exponentialDelay } from 'axios-retry';
 import type { CircuitState, StopReason } from '../lib';
 import { percentile } from './stats';
-import {
-  connect,
-  fixed,
-  flags,
-  keepAliveAgent,
-  main,
-  only,
-  pause,
-  resilience,
-  startServer,
-  table,
-  withAxiosRetry,
-  withRetryAxios,
-  yieldOnce,
-} from './harness';
-import type { BenchServer, Client, Contender, Setup } from './harness';
+import { Calls, connect, fixed, flags, keepAliveAgent, main, only, pause, resilience } from './harness';
+import { startServer, table, withAxiosRetry, withRetryAxios, yieldOnce } from './harness';
+import type { BenchServer, Call, Contender, Setup } from './harness';
 
 const args = flags({
   scenario: 'all',
@@ -116,54 +102,24 @@ class Watch {
   }
 }
 
-interface Call {
-  startedAt: number;
-  endedAt: number;
-  ok: boolean;
-  /** Still in flight when the run stopped: its latency and outcome say nothing. */
-  cut: boolean;
-}
-
 /**
- * `callers` closed-loop callers until `endAt`: each starts its next call when one ends, after
- * yielding to the event loop once (so callers that fail fast cannot starve timers). Calls still in
- * flight `graceMs` after `endAt` are aborted.
+ * One contender's run against the server as configured: `callers` closed-loop callers until
+ * `endAt`, each yielding to the event loop once after a call (so callers that fail fast cannot
+ * starve timers); calls still in flight `graceMs` after `endAt` are cut. Resolves the calls and
+ * the server's counts.
  */
-async function drive(client: Client, callers: number, endAt: number, graceMs: number, tag?: string): Promise<Call[]> {
-  const stop = new AbortController();
-  // Every request in flight and every retry wait listens on this one signal.
-  setMaxListeners(callers * 4, stop.signal);
-  const limit = setTimeout(() => stop.abort(), endAt + graceMs - Date.now());
-  const calls: Call[] = [];
-  const caller = async (index: number): Promise<void> => {
-    for (let n = 0; Date.now() < endAt && !stop.signal.aborted; n++) {
-      const startedAt = Date.now();
-      let ok = false;
-      try {
-        await client.http.get('/orders', { signal: stop.signal, headers: tag ? { [tag]: `${index}.${n}` } : {} });
-        ok = true;
-      } catch {
-        // A failed call is followed by the next one.
-      }
-      calls.push({ startedAt, endedAt: Date.now(), ok, cut: stop.signal.aborted });
-      await yieldOnce();
-    }
-  };
-  await Promise.all(Array.from({ length: callers }, (_, index) => caller(index)));
-  clearTimeout(limit);
-  return calls;
-}
-
-/** Runs one contender against the server as configured; resolves the calls and the server's counts. */
-async function measure(server: BenchServer, watch: Watch, calls: (client: Client) => Promise<Call[]>) {
+async function measure(server: BenchServer, watch: Watch, callers: number, endAt: number, graceMs: number) {
   const setup = watch.setup(server.url);
   const client = connect(watch.contender, setup);
-  const made = await calls(client);
+  const calls = new Calls(client.http);
+  calls.abortAt(endAt + graceMs);
+  await calls.loop(callers, endAt, yieldOnce);
+  calls.finish();
   await client.close();
   setup.agent.destroy();
   // Let requests already on the wire land before the server's counts are read.
   await pause(200);
-  return { calls: made, server: await server.stats() };
+  return { calls: calls.list, server: await server.stats() };
 }
 
 async function storm(server: BenchServer): Promise<void> {
@@ -176,18 +132,21 @@ async function storm(server: BenchServer): Promise<void> {
     const startAt = Date.now() + 200;
     const recoverAt = startAt + outageMs;
     await server.configure({ outage: { startAt, endAt: recoverAt } });
-    const result = await measure(server, watch, async (client) => {
-      await pause(startAt - Date.now());
-      return drive(client, callers, startAt + runMs, 0);
-    });
-    const inOutage = result.calls.filter((c) => c.startedAt < recoverAt).length;
-    const ended = result.calls.filter((c) => !c.cut);
+    await pause(startAt - Date.now());
+    const result = await measure(server, watch, callers, startAt + runMs, 0);
+    const inOutage = result.calls.filter((c) => c.began < recoverAt).length;
+    // Latencies are of calls that ended before the run stopped: a cut call's says nothing.
+    const ended = result.calls.filter((c) => c.code !== 'unfinished');
     const ok = ended.filter((c) => c.ok);
-    const ms = (list: Call[], p: number): string => {
-      const latencies = list.map((c) => c.endedAt - c.startedAt);
-      return fixed(percentile(latencies, p), 0);
-    };
-    const firstOk = ok.reduce((first, c) => Math.min(first, c.endedAt), Infinity);
+    const ms = (list: Call[], p: number): string =>
+      fixed(
+        percentile(
+          list.map((c) => c.ms),
+          p,
+        ),
+        0,
+      );
+    const firstOk = ok.reduce((first, c) => Math.min(first, c.at), Infinity);
     rows.push([
       contender.label,
       String(result.server.duringOutage),
@@ -229,13 +188,11 @@ async function blip(server: BenchServer): Promise<void> {
   for (const callers of counts) {
     for (const contender of BLIP) {
       const watch = new Watch(contender);
-      await server.configure({ failFirstBy: 'x-blip-call' });
+      await server.configure({ failFirst: true });
       const startAt = Date.now();
       // The calls in flight at the end get 10 s to finish; one that does not is reported, not counted.
-      const result = await measure(server, watch, (client) =>
-        drive(client, callers, startAt + blipMs, 10_000, 'x-blip-call'),
-      );
-      const finished = result.calls.filter((c) => !c.cut);
+      const result = await measure(server, watch, callers, startAt + blipMs, 10_000);
+      const finished = result.calls.filter((c) => c.code !== 'unfinished');
       const ok = finished.filter((c) => c.ok).length;
       rows.push([
         contender.label,
