@@ -15,9 +15,9 @@ import type { Listeners } from './listeners';
  * the reason, and `halt` the error the caller gets. `outcome.ts` only finishes the call.
  *
  * - **After an answer** (`refuseRetry`, `refuseWait`): pure rows over what the plan knows, one
- *   line each, in order; the first to object stops the call. The first row carries the decision table's word
- *   (`policy/classify.ts`: `not-retryable`, `non-idempotent`, and `aborted` for a cancelled attempt),
- *   with `shouldRetry`'s and the server's over it.
+ *   line each, in order; the first to object stops the call. The first row carries the decision
+ *   table's word (`policy/classify.ts`: `not-retryable`, `non-idempotent`, and `aborted` for a
+ *   cancelled attempt), with `shouldRetry`'s and the server's over it.
  * - **Before a send, and in a wait or a hook** (`halt`): a hook threw, the deadline passed, the call
  *   was cancelled or the plugin closed, a guard (breaker, budget, rate limiter) refused the send.
  *
