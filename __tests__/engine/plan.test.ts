@@ -8,9 +8,9 @@
 import { RetryToken } from '../../lib/guards/origin-budget';
 import { CircuitOpenError } from '../../lib/types/errors';
 import { halt } from '../../lib/engine/stop';
-import type { Halt, Halting } from '../../lib/engine/stop';
+import type { Halt, Ending, RetryFacts } from '../../lib/engine/stop';
 import { plan } from '../../lib/engine/plan';
-import type { PlanOptions, RetryFacts, Step } from '../../lib/engine/plan';
+import type { PlanOptions, Step } from '../../lib/engine/plan';
 import type { RetryBudgetLike, StopReason } from '../../lib/types';
 
 const options: PlanOptions = {
@@ -269,7 +269,7 @@ describe('the guards after the plan, and the ends of hooks and waits', () => {
   });
 
   const failure = new Error('503 from the server');
-  const ending = (): Halting & { state: { hookError?: unknown; retryAt?: number } } =>
+  const ending = (): Ending & { state: { hookError?: unknown; retryAt?: number } } =>
     ({
       config: { headers: {} },
       state: {},
@@ -279,7 +279,7 @@ describe('the guards after the plan, and the ends of hooks and waits', () => {
       lastResponse: undefined,
       shared: { now: () => 1_000 },
       deadline: { error: () => new Error('deadline passed') },
-    }) as unknown as Halting & { state: { hookError?: unknown; retryAt?: number } };
+    }) as unknown as Ending & { state: { hookError?: unknown; retryAt?: number } };
 
   // What a step reports when the call cannot go on, and what the call then ends with (a call whose last attempt failed).
   const hookError = new Error('hook');
@@ -339,7 +339,7 @@ describe('the guards after the plan, and the ends of hooks and waits', () => {
   });
 
   test('before anything failed: the deadline’s error, and the limiter’s own that says nothing was sent', () => {
-    const fresh = { ...ending(), failure: undefined, lastError: undefined } as unknown as Halting;
+    const fresh = { ...ending(), failure: undefined, lastError: undefined } as unknown as Ending;
     expect((halt(fresh, { how: 'expired' }) as { error: Error }).error.message).toBe('deadline passed');
     const held = halt(fresh, { how: 'rate-held', key: 'GET /a', retryAt: 5_000 }) as { error: Error };
     expect(held.error.message).toBe(

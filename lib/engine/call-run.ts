@@ -5,7 +5,6 @@ import { modelOf, routeOf } from '../policy/scope';
 import { attachKey, callerKey, keysCall } from '../policy/idempotency';
 import type { ResolvedOptions } from '../policy/options';
 import { CircuitOpenError } from '../types/errors';
-import type { RetryBudgetLike } from '../types';
 import { RetryToken } from '../guards/origin-budget';
 import { BodyPlan } from './body';
 import { BreakerGate } from './breaker-gate';
@@ -129,10 +128,6 @@ export class CallRun extends CallStart {
         this.call.deduped = true;
       }
     }
-  }
-
-  get budget(): RetryBudgetLike | undefined {
-    return this.route.budget;
   }
 
   /**

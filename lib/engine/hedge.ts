@@ -206,7 +206,8 @@ export function hedgedSend(
 async function mayHedge(run: CallRun, delayMs: number): Promise<boolean> {
   const { config, state } = run;
   if (run.shared.closed || cancellation(config) !== undefined || !run.gate.closed) return false;
-  if (run.budget !== undefined && !(await run.budget.tryWithdraw())) return false;
+  const budget = run.route.budget;
+  if (budget !== undefined && !(await budget.tryWithdraw())) return false;
   state.attempts += 1;
   state.hedges = (state.hedges ?? 0) + 1;
   // An observer: what it throws does not stop the copy.

@@ -4,8 +4,6 @@ import { typed } from '../policy/validate';
 import { refuseRetry, refuseWait } from './stop';
 import type { GateWait, Refusal, RetryFacts } from './stop';
 
-export type { GateWait, RetryFacts } from './stop';
-
 /**
  * The plan: after a failed attempt the table has judged, whether the call is retried, and after
  * how long. The stop table's rows (`stop.ts`) that need no wait come first, then the wait is

@@ -8,7 +8,7 @@ import type { Answer } from '../policy/answer';
 import { mayBeSpent } from '../policy/rate-limit-headers';
 import type { CallRun, CallStart, Pushback } from './call-run';
 import { pushbackOf } from './pushback';
-import type { GateWait } from './plan';
+import type { GateWait } from './stop';
 import { interruptible } from './hooks';
 import type { Halt } from './stop';
 

@@ -47,6 +47,8 @@ export interface Ending {
   readonly failure: unknown;
   readonly lastError: unknown;
   readonly lastResponse: AxiosResponse | undefined;
+  /** Says what error a call whose deadline passed before anything failed gets. */
+  readonly deadline: { error(config: InternalAxiosRequestConfig): unknown };
 }
 
 /** What the tables know about a call whose attempt failed (or whose response is to be retried). */
@@ -90,11 +92,7 @@ export interface GateWait {
 }
 
 /** The options the tables read. */
-export interface StopOptions {
-  retries: number;
-  maxDelayMs: number;
-  retryAfter: 'clamp' | 'fail';
-}
+type StopOptions = Pick<ResolvedOptions, 'retries' | 'maxDelayMs' | 'retryAfter'>;
 
 /** A retry refused, and why. `heldForMs`: the scope's quota is spent for that long (past `maxDelayMs`). */
 export interface Refusal {
@@ -159,13 +157,8 @@ export type Halt =
   | { how: 'unreadable'; error: unknown }
   | ({ how: 'refused' } & Refusal);
 
-/** What stopping needs of the call besides what ending it does. */
-export interface Halting extends Ending {
-  readonly deadline: { error(config: InternalAxiosRequestConfig): unknown };
-}
-
 /** The call's outcome for what stopped it: the reason, and the error the caller gets. */
-export function halt(run: Halting, fact: Halt): Outcome {
+export function halt(run: Ending, fact: Halt): Outcome {
   switch (fact.how) {
     case 'failed':
       run.state.hookError = fact.error;

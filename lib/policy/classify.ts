@@ -1,6 +1,7 @@
 import { isCancel } from 'axios';
 import type { ResolvedOptions } from './options';
 import type { StopReason } from '../types';
+import type { Answer } from './answer';
 
 /**
  * The decision table: given one failed attempt, retry or stop, and why. Every rule lives here.
@@ -196,20 +197,15 @@ export function classify(facts: AttemptFacts, options: Pick<ResolvedOptions, 'st
  * is a throttle (its quota is spent, or it asks for a wait: GitHub's limits), which was not
  * processed, so it is retried as a 429 is. A cancel stays a cancel.
  */
-export function serverSays(decision: Decision, answer: ServerWord): Decision {
+export function serverSays(
+  decision: Decision,
+  answer: Pick<Answer, 'status' | 'says' | 'sayer' | 'throttle'>,
+): Decision {
   if (answer.status === undefined || (!decision.retry && decision.stopReason === 'aborted')) return decision;
   if (answer.says === false) return { retry: false, stopReason: 'not-retryable', reason: `${answer.sayer}: false` };
   if (answer.says === true) return { retry: true, reason: decision.reason };
   if (answer.status === 403 && answer.throttle) return { retry: true, reason: '403' };
   return decision;
-}
-
-/** What `serverSays` reads of an answer (`policy/answer.ts`'s `Answer`). */
-export interface ServerWord {
-  status: number | undefined;
-  says: boolean | undefined;
-  sayer?: string | undefined;
-  throttle: boolean;
 }
 
 /**
