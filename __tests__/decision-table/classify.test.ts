@@ -1,6 +1,5 @@
 import { AxiosError, CanceledError } from 'axios';
-import { Readable } from 'node:stream';
-import { classify, failureKind } from '../../lib/policy/classify';
+import { classify, readFailure } from '../../lib/policy/classify';
 import { resolvePluginOptions } from '../../lib/policy/options';
 
 const options = resolvePluginOptions(undefined).call;
@@ -17,11 +16,11 @@ function statusError(status: number): AxiosError {
 const network = (code: string) => new AxiosError('network', code);
 
 /** `deduped`: the call carries a key its server dedupes (the caller's own, or a declared server's). */
-const decide = (error: unknown, method: string, deduped = false, data: unknown = undefined) =>
-  classify({ error, method, keyed: deduped, deduped, data }, options);
+const decide = (error: unknown, method: string, deduped = false) =>
+  classify({ method, keyed: deduped, deduped }, readFailure(error, options));
 /** A key the plugin generated, on a server not declared to dedupe. */
 const generatedKey = (error: unknown, method: string) =>
-  classify({ error, method, keyed: true, deduped: false, data: undefined }, options);
+  classify({ method, keyed: true, deduped: false }, readFailure(error, options));
 
 describe('the decision table', () => {
   test.each([408, 429, 502, 503, 504])('retries a GET that got %i', (status) => {
@@ -104,15 +103,6 @@ describe('the decision table', () => {
     expect(decide(new Error('Network Error'), 'PATCH')).toMatchObject({ retry: false, stopReason: 'non-idempotent' });
   });
 
-  test("a stream body is judged like any other: whether it can be sent again is the plan's (body-not-replayable)", () => {
-    expect(decide(statusError(503), 'PUT', false, Readable.from(['x']))).toMatchObject({ retry: true });
-    expect(decide(statusError(503), 'PUT', false, new ReadableStream())).toMatchObject({ retry: true });
-    expect(decide(statusError(400), 'PUT', false, Readable.from(['x']))).toMatchObject({
-      retry: false,
-      stopReason: 'not-retryable',
-    });
-  });
-
   test("finds the socket code under the fetch adapter's generic ERR_NETWORK", () => {
     const socket = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
     const fetchError = Object.assign(new TypeError('fetch failed'), { cause: socket });
@@ -124,22 +114,10 @@ describe('the decision table', () => {
   test('custom statusCodes and errorCodes change the table', () => {
     // An adapter's own code: not an errno name, so it is taken as written.
     const custom = resolvePluginOptions({ statusCodes: [500], errorCodes: ['MY_ADAPTER_DOWN'] }).call;
-    expect(
-      classify({ error: statusError(500), method: 'GET', keyed: false, deduped: false, data: undefined }, custom),
-    ).toMatchObject({
-      retry: true,
-    });
-    expect(
-      classify({ error: statusError(503), method: 'GET', keyed: false, deduped: false, data: undefined }, custom),
-    ).toMatchObject({
-      retry: false,
-    });
-    expect(
-      classify(
-        { error: network('MY_ADAPTER_DOWN'), method: 'GET', keyed: false, deduped: false, data: undefined },
-        custom,
-      ),
-    ).toMatchObject({ retry: true });
+    const get = { method: 'GET', keyed: false, deduped: false };
+    expect(classify(get, readFailure(statusError(500), custom))).toMatchObject({ retry: true });
+    expect(classify(get, readFailure(statusError(503), custom))).toMatchObject({ retry: false });
+    expect(classify(get, readFailure(network('MY_ADAPTER_DOWN'), custom))).toMatchObject({ retry: true });
   });
 });
 
@@ -198,12 +176,25 @@ describe('writes whose key the server is not declared to dedupe (a generated key
   });
 });
 
-describe('failureKind (what the breaker counts)', () => {
-  test('counts retryable statuses and network failures, not 4xx or cancels', () => {
-    expect(failureKind(statusError(503), options)).toBe('status');
-    expect(failureKind(network('ECONNRESET'), options)).toBe('network');
-    expect(failureKind(statusError(404), options)).toBe('other');
-    expect(failureKind(statusError(422), options)).toBe('other');
-    expect(failureKind(new CanceledError(), options)).toBe('cancel');
+describe('readFailure (one failed attempt, read once: what the table, the write rule and the breaker read)', () => {
+  test('its kind: retryable statuses and network failures, not 4xx or cancels (what the breaker counts)', () => {
+    expect(readFailure(statusError(503), options).kind).toBe('status');
+    expect(readFailure(network('ECONNRESET'), options).kind).toBe('network');
+    expect(readFailure(statusError(404), options).kind).toBe('other');
+    expect(readFailure(statusError(422), options).kind).toBe('other');
+    expect(readFailure(new CanceledError(), options).kind).toBe('cancel');
+  });
+
+  test('whether the server never processed it: 408 and 429 refused, a connection refused or a name not found', () => {
+    const read = (error: unknown) => readFailure(error, options);
+    expect([408, 429].map((s) => read(statusError(s)).unprocessed)).toEqual([true, true]);
+    expect([409, 502, 503, 504].map((s) => read(statusError(s)).unprocessed)).toEqual([false, false, false, false]);
+    expect(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN'].map((c) => read(network(c)).unprocessed)).toEqual([
+      true,
+      true,
+      true,
+    ]);
+    expect(['ECONNRESET', 'ETIMEDOUT'].map((c) => read(network(c)).unprocessed)).toEqual([false, false]);
+    expect(read(new CanceledError()).unprocessed).toBe(false);
   });
 });

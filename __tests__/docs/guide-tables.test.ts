@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AxiosError, CanceledError } from 'axios';
 import { parseRetryAfter } from '../../lib';
-import { classify } from '../../lib/policy/classify';
+import { classify, readFailure } from '../../lib/policy/classify';
 import { resolvePluginOptions } from '../../lib/policy/options';
 
 function tableAfter(path: string, heading: string): string[][] {
@@ -96,7 +96,7 @@ describe('docs/guides/decision-table.md, the table', () => {
   test.each(rows.map((row, i) => [row[0]!, row, examples[i]!] as const))('%s', (_name, row, errors) => {
     const [, idempotent, deduped, undeclared] = row as [string, string, string, string];
     const decide = (error: unknown, method: string, keyed: boolean, isDeduped: boolean): string => {
-      const decision = classify({ error, method, keyed, deduped: isDeduped, data: undefined }, options);
+      const decision = classify({ method, keyed, deduped: isDeduped }, readFailure(error, options));
       return decision.retry ? 'retry' : decision.stopReason;
     };
     for (const error of errors) {

@@ -1,6 +1,8 @@
 import type { AxiosAdapter, AxiosError, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
+import { readAnswer } from '../policy/answer';
 import type { Answer } from '../policy/answer';
-import { failureKind } from '../policy/classify';
+import { readFailure } from '../policy/classify';
+import type { Failure } from '../policy/classify';
 import { modelOf, routeOf } from '../policy/scope';
 import { attachKey, callerKey, keysCall } from '../policy/idempotency';
 import type { ResolvedOptions } from '../policy/options';
@@ -102,8 +104,10 @@ export class CallRun extends CallStart {
   sentAt = -Infinity;
   /** What the last answer said of the scope's rate limit (`rate-gate.ts`'s `observe`). */
   pushback: Pushback = { throttled: false, quotaWaitMs: undefined };
-  /** The last answer, read once (`policy/answer.ts`): the judge, the plan and the gate read it. */
+  /** The last answer, read once (`read`): the judge, the plan, the gate and the breaker read it. */
   answer: Answer | undefined;
+  /** The attempt `answer` was read from. */
+  private answered: Attempt | undefined;
   /** The rate-limit scope the attempt in flight was paced under, if it was (`rate-gate.ts`). */
   sentKey: string | undefined;
   /** When the retry now pending was decided (its wait in `delaysMs` runs from here). */
@@ -121,7 +125,8 @@ export class CallRun extends CallStart {
     this.body = new BodyPlan(config, options.replayMaxBytes, options.body);
     // A caller's own key on a method the plugin does not key (a GET, a PUT) matters only now that
     // the call may be retried (a 409 is retried for a keyed call); it is the caller's, so deduped.
-    if (!keysCall(this.method, options, this.call.staleKey)) {
+    // (A call the plugin keyed, `startRun`, has its key already, or has none to find.)
+    if (this.state.idempotencyKey === undefined) {
       const key = callerKey(config.headers, options);
       if (key !== undefined) {
         this.state.idempotencyKey = key;
@@ -199,15 +204,27 @@ export class CallRun extends CallStart {
     return this.last?.response;
   }
 
-  /** Whether a call's final failure is the downstream's fault (a retryable status or a transport failure). */
-  private isDownstreamFailure(error: unknown): boolean {
+  /** Reads an attempt's answer, once (`policy/answer.ts`), at the plugin's clock. */
+  read(attempt: Attempt): Answer {
+    this.answered = attempt;
+    return (this.answer = readAnswer(attempt, this.shared.now(), this.options));
+  }
+
+  /** Whether a failure (an attempt's, or the call's final one) is the downstream's fault (a retryable status or a transport failure). */
+  isDownstreamFailure(error: unknown): boolean {
     const failure = error instanceof CircuitOpenError ? error.cause : error;
     // A 429 says the server is healthy and protecting itself: the rate limiter answers it, not the breaker.
     if ((failure as { response?: { status?: unknown } } | undefined)?.response?.status === 429) return false;
     // A suspected CORS refusal says nothing about the origin's health.
     if (this.corsSensitive && this.shared.cors.suspect(this.origin, failure)) return false;
-    const kind = failureKind(failure, this.options);
+    const { kind } = this.failureOf(failure);
     return kind === 'status' || kind === 'network';
+  }
+
+  /** `error` read as a failure: the last answer's reading when it is that attempt's error (most often), else afresh. */
+  private failureOf(error: unknown): Failure {
+    const read = this.answer?.failure;
+    return read !== undefined && error === this.answered?.error ? read : readFailure(error, this.options);
   }
 }
 

@@ -1,6 +1,6 @@
-import { AxiosHeaders, isCancel } from 'axios';
+import { AxiosHeaders } from 'axios';
 import type { AxiosError, AxiosResponse, AxiosResponseHeaders } from 'axios';
-import { classify, overruled, retryResponse, serverSays, unprocessed as wasUnprocessed } from '../policy/classify';
+import { classify, overruled, readFailure, retryResponse, serverSays } from '../policy/classify';
 import type { Answer } from '../policy/answer';
 import type { Decision } from '../policy/classify';
 import { resolveCallOptions } from '../policy/options';
@@ -39,13 +39,14 @@ export async function judge(run: CallRun, attempt: Attempt, answer: Answer): Pro
   if (run.corsSensitive && response !== undefined) run.shared.cors.answer(run.origin);
   // The deadline ended this attempt: its timeout was the time the deadline left.
   if (run.deadline.endedAttempt(error)) return { halt: { how: 'expired' } };
-  const facts = { ...writeFacts(run), error, keyed: run.state.idempotencyKey !== undefined, data: run.config.data };
-  const decision = serverSays(classify(facts, options), answer);
+  const facts = { ...writeFacts(run), keyed: run.state.idempotencyKey !== undefined };
+  const failure = answer.failure ?? readFailure(error, options);
+  const decision = serverSays(classify(facts, failure), answer);
   // A cancel is never retried, whatever a predicate says (a body that cannot be sent again is the plan's).
-  if (options.shouldRetry === undefined || isCancel(error)) return { decision };
+  if (options.shouldRetry === undefined || failure.kind === 'cancel') return { decision };
   const asked = await ask(run, options.shouldRetry, error as AxiosError, response, decision);
   if ('halt' in asked) return asked;
-  const unprocessed = wasUnprocessed(error, options.errorCodes) || answer.says === true;
+  const unprocessed = failure.unprocessed || answer.says === true;
   return { decision: overruled(decision, asked.verdict, facts, unprocessed) };
 }
 
@@ -128,7 +129,6 @@ export function isRetryableFailure(error: unknown, options: RetryableFailureOpti
   const hasKey = keyed ?? AxiosHeaders.from((config?.headers ?? {}) as AxiosHeaders).has('idempotency-key');
   // `keyed: true` alone keeps its 0.3 meaning: the caller vouches for the key.
   const verdict = deduped ?? keyed ?? CallState.callOf(config?.retryState)?.deduped ?? hasKey;
-  const facts = { error, method: requestMethod, keyed: hasKey, deduped: verdict, data: config?.data };
-  const decision = classify(facts, resolved);
+  const decision = classify({ method: requestMethod, keyed: hasKey, deduped: verdict }, readFailure(error, resolved));
   return decision.retry ? decision : { retry: false, reason: decision.reason, stopReason: decision.stopReason };
 }

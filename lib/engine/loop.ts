@@ -15,7 +15,6 @@ import { plan } from './plan';
 import { askedWaitMs } from './pushback';
 import { gateWait, observe, takeTurn } from './rate-gate';
 import { answeredBy } from './route';
-import { readAnswer } from '../policy/answer';
 import type { Wait } from './plan';
 import { halt } from './stop';
 import type { Halt } from './stop';
@@ -61,7 +60,7 @@ async function loop(run: CallRun, first: Attempt | undefined): Promise<AxiosResp
     const answeredAt = answeredBy(attempt, run.origin);
     if (answeredAt !== undefined) run.answeredAt(answeredAt);
     // Each answer is read once; the gate, the judge and the plan read that.
-    const answer = (run.answer = readAnswer(attempt, run.shared.now()));
+    const answer = run.read(attempt);
     if (attempt.error !== undefined) run.gate.attemptFailed(attempt.error);
     observe(run, answer);
     const verdict = await judge(run, attempt, answer);

@@ -11,6 +11,9 @@ import {
   spentForMs,
 } from './rate-limit-headers';
 import type { HeaderReader, RateLimitHint } from './rate-limit-headers';
+import { readFailure } from './classify';
+import type { Failure } from './classify';
+import type { ResolvedOptions } from './options';
 
 /**
  * One answer, read once: what its status and headers say to the decision table, the plan and the
@@ -21,6 +24,8 @@ import type { HeaderReader, RateLimitHint } from './rate-limit-headers';
 export interface Answer {
   /** The status, when there was a response. */
   status: number | undefined;
+  /** A failed attempt's error, read once (`policy/classify.ts`): the table, the write rule and the breaker read it. */
+  failure: Failure | undefined;
   /** When it was read, by the plugin's clock: `waitMs` and `hint.resetMs` run from here. */
   at: number;
   /** The server's wait (`retry-after-ms`, else `Retry-After`), in ms; `undefined` without a valid one. */
@@ -73,11 +78,16 @@ export function responseOf(outcome: { response?: unknown; error?: unknown }): { 
   return (response as { status?: unknown; headers?: unknown } | null | undefined) ?? {};
 }
 
-/** Reads an attempt's answer (`{ response }` or `{ error }`) at `now`. */
-export function readAnswer(outcome: { response?: unknown; error?: unknown }, now: number): Answer {
+/** Reads an attempt's answer (`{ response }` or `{ error }`, judged by the call's `tables`) at `now`. */
+export function readAnswer(
+  outcome: { response?: unknown; error?: unknown },
+  now: number,
+  tables?: Pick<ResolvedOptions, 'statusCodes' | 'errorCodes'>,
+): Answer {
   const { status, headers } = responseOf(outcome);
   const answer: Answer = {
     status: typeof status === 'number' ? status : undefined,
+    failure: outcome.response !== undefined || tables === undefined ? undefined : readFailure(outcome.error, tables),
     at: now,
     waitMs: undefined,
     hint: undefined,

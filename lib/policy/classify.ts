@@ -52,14 +52,6 @@ export function mayRepeat(facts: Pick<AttemptFacts, 'method' | 'deduped' | 'unsa
   return unprocessed || facts.unsafe === true || safeToRepeat(facts.method, facts.deduped);
 }
 
-/** The server never processed the attempt that failed with `error`: it refused it (408, 429) or never got it. */
-export function unprocessed(error: unknown, errorCodes: ReadonlySet<string>): boolean {
-  const status = rejectedStatus(error);
-  if (status !== undefined) return NOT_PROCESSED_STATUSES.has(status);
-  const code = networkCode(error, errorCodes);
-  return code !== undefined && NEVER_SENT_CODES.has(code);
-}
-
 export type Decision =
   | { retry: true; reason: string }
   | { retry: false; stopReason: Extract<StopReason, 'not-retryable' | 'non-idempotent' | 'aborted'>; reason: string };
@@ -115,15 +107,12 @@ function rejectedStatus(error: unknown): number | undefined {
 }
 
 /**
- * What a failure without a refused status is, as the reason text, when the table calls it a
- * transport failure: a code in `errorCodes` (looked for down the cause chain), a response cut off
+ * A transport failure with no code in `errorCodes`, as the reason text: a response cut off
  * mid-body, or — no response, no code, not a cancel — an unknown failure below axios (a mock
  * adapter's network error, a custom adapter's bare rejection). `undefined`: not a transport failure
  * (a code the user did not list, such as a TLS or decompression error).
  */
-function transportFailure(error: unknown, errorCodes: ReadonlySet<string>): string | undefined {
-  const code = networkCode(error, errorCodes);
-  if (code !== undefined) return code;
+function transportWithoutCode(error: unknown): string | undefined {
   const failure = asFailure(error);
   const raw = failure?.code;
   if (failure?.response !== undefined && failure.response !== null) {
@@ -132,12 +121,36 @@ function transportFailure(error: unknown, errorCodes: ReadonlySet<string>): stri
   return typeof raw === 'string' && raw !== '' ? undefined : 'no response';
 }
 
-/** Whether the failure is a transient one the table calls retryable, method aside. */
-export function failureKind(error: unknown, options: Pick<ResolvedOptions, 'statusCodes' | 'errorCodes'>): FailureKind {
-  if (isCancel(error)) return 'cancel';
+/**
+ * One failed attempt, read once (`readFailure`): what the decision table, the write rule and the
+ * breaker need of it, so none of them reads the error again.
+ */
+export interface Failure {
+  /** `status` and `network` are the transient failures the table retries (method aside) and the breaker counts. */
+  kind: FailureKind;
+  /** The status `validateStatus` refused, if the failure is one. */
+  status: number | undefined;
+  /** The reason text: the status, the network code, `response cut off`, `no response`, the raw code, `cancelled`. */
+  reason: string;
+  /** The server never processed the attempt: it refused it (408, 429) or never got it (a connection refused…). */
+  unprocessed: boolean;
+}
+
+/** Reads a failed attempt's error once, for the table (`classify`), the write rule and the breaker. */
+export function readFailure(error: unknown, options: Pick<ResolvedOptions, 'statusCodes' | 'errorCodes'>): Failure {
+  if (isCancel(error)) return { kind: 'cancel', status: undefined, reason: 'cancelled', unprocessed: false };
   const status = rejectedStatus(error);
-  if (status !== undefined) return options.statusCodes.has(status) ? 'status' : 'other';
-  return transportFailure(error, options.errorCodes) !== undefined ? 'network' : 'other';
+  if (status !== undefined) {
+    const kind = options.statusCodes.has(status) ? 'status' : 'other';
+    return { kind, status, reason: String(status), unprocessed: NOT_PROCESSED_STATUSES.has(status) };
+  }
+  const code = networkCode(error, options.errorCodes);
+  const transport = code ?? transportWithoutCode(error);
+  if (transport === undefined) {
+    const raw = asFailure(error)?.code;
+    return { kind: 'other', status: undefined, reason: typeof raw === 'string' ? raw : 'error', unprocessed: false };
+  }
+  return { kind: 'network', status: undefined, reason: transport, unprocessed: code !== undefined && NEVER_SENT_CODES.has(code) };
 }
 
 /** A body that is a stream: the first attempt consumed it, so it can never be re-sent. */
@@ -147,42 +160,25 @@ export function isStream(data: unknown): boolean {
   return typeof ReadableStream !== 'undefined' && data instanceof ReadableStream;
 }
 
+/** What the decision table needs of the call, beside its failure. */
 export interface AttemptFacts {
-  error: unknown;
   /** Upper-case method. */
   method: string;
   /** The call carries an Idempotency-Key header (the caller's or generated). */
   keyed: boolean;
   /** The key is one the server dedupes: the caller set it, or the server is declared to (see the table). */
   deduped: boolean;
-  /** The request body (after transformRequest). */
-  data: unknown;
   /** The caller opted into `unsafeRetryWrites`: a write is repeated as if its key were deduped. */
   unsafe?: boolean;
 }
 
-/** The decision table as a pure function of one failed attempt. */
-export function classify(facts: AttemptFacts, options: Pick<ResolvedOptions, 'statusCodes' | 'errorCodes'>): Decision {
-  const { error, keyed } = facts;
-  if (isCancel(error)) return { retry: false, stopReason: 'aborted', reason: 'cancelled' };
-
-  let reason: string;
-  const status = rejectedStatus(error);
-  if (status !== undefined) {
-    reason = String(status);
-    // 409 is retried for a keyed call: a deduping server answers it while the first request is in progress.
-    const retryable = options.statusCodes.has(status) || (status === 409 && keyed);
-    if (!retryable) return { retry: false, stopReason: 'not-retryable', reason };
-  } else {
-    const transport = transportFailure(error, options.errorCodes);
-    if (transport === undefined) {
-      const raw = asFailure(error)?.code;
-      return { retry: false, stopReason: 'not-retryable', reason: typeof raw === 'string' ? raw : 'error' };
-    }
-    reason = transport;
-  }
-
-  if (!mayRepeat(facts, unprocessed(error, options.errorCodes))) {
+/** The decision table as a pure function of one failed attempt (`readFailure`) and its call. */
+export function classify(facts: AttemptFacts, failure: Failure): Decision {
+  const { kind, status, reason } = failure;
+  if (kind === 'cancel') return { retry: false, stopReason: 'aborted', reason };
+  // 409 is retried for a keyed call: a deduping server answers it while the first request is in progress.
+  if (kind === 'other' && !(status === 409 && facts.keyed)) return { retry: false, stopReason: 'not-retryable', reason };
+  if (!mayRepeat(facts, failure.unprocessed)) {
     // The server may have done the work (a 504 or a timeout after commit); repeating it could
     // charge twice. Only a key the server dedupes lets it tell a repeat from a new request.
     return { retry: false, stopReason: 'non-idempotent', reason };
