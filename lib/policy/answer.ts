@@ -59,6 +59,12 @@ const WAIT_OR_RESOURCE = [
   'stripe-should-retry',
 ];
 
+/** Whether `fields` has any of `names` (one loop, no closure: read on every success of the loop). */
+function hasAny(fields: Record<string, unknown>, names: readonly string[]): boolean {
+  for (let i = 0; i < names.length; i++) if (fields[names[i]!] !== undefined) return true;
+  return false;
+}
+
 /** A response header as text (AxiosHeaders or a custom adapter's plain object; the first of repeats). */
 export function headerReader(headers: unknown): HeaderReader {
   if (headers === null || typeof headers !== 'object') return () => undefined;
@@ -104,7 +110,7 @@ export function readAnswer(
   const fields = headers as Record<string, unknown>;
   const ok = typeof status === 'number' && status < 400;
   // A success without a rate-limit field or a wait: nothing more to read (adapters hand names over in lower case).
-  if (ok && !mayBeSpent(fields) && !WAIT_OR_RESOURCE.some((name) => fields[name] !== undefined)) return answer;
+  if (ok && !mayBeSpent(fields) && !hasAny(fields, WAIT_OR_RESOURCE)) return answer;
   const read = headerReader(headers);
   answer.resource = read('x-ratelimit-resource')?.trim().toLowerCase() || undefined;
   // A 202 may say when to ask again, as a throttle does.
