@@ -11,7 +11,9 @@
 // - the cross-call rate limiter (its options and gate) → stand-ins that make none unless the
 //   `rateLimit` value brings it (`rateLimiting()` from axios-resilience/rate-limiting): a browser
 //   app's calls each wait what their server asks, and pace together only on request;
-// - the rate-limit header dialects and Node stream recording → lib/browser/ stand-ins.
+// - the rate-limit header dialects → a stand-in that reads none unless the `rateLimitHeaders` value
+//   brings them (`rateLimitHeaders()` from axios-resilience/rate-limit-headers), per plugin;
+// - Node stream recording → a lib/browser/ stand-in.
 //
 // Modules in lib/browser/ import the real ones (a capability entry brings the real hedging code),
 // so the swaps apply to every importer but those. All browser entries are built together: what
@@ -30,7 +32,7 @@ export const SWAPS = new Map([
   [lib('engine/chaos.ts'), lib('browser/chaos.ts')],
   [lib('policy/chaos-options.ts'), lib('browser/chaos-options.ts')],
   [lib('engine/node-recording.ts'), lib('browser/node-recording.ts')],
-  [lib('policy/rate-limit-dialects.ts'), lib('browser/dialects-slot.ts')],
+  [lib('policy/rate-limit-header-options.ts'), lib('browser/rate-limit-header-options.ts')],
   [lib('policy/rate-limit-options.ts'), lib('browser/rate-limit-options.ts')],
   [lib('engine/rate-gate.ts'), lib('browser/rate-gate.ts')],
 ]);

@@ -31,8 +31,8 @@ export const APPS = {
     `import axios from 'axios';\nimport { retryPlugin } from 'axios-resilience';\nimport { chaos } from 'axios-resilience/chaos';\n` +
     `retryPlugin({ chaos: chaos({ faults: [{ rate: 0.1, status: 503 }] }) }).install(axios);\n${KEEP}\n`,
   'rate-limit-headers':
-    `import axios from 'axios';\nimport { retryPlugin } from 'axios-resilience';\nimport { useRateLimitHeaders } from 'axios-resilience/rate-limit-headers';\n` +
-    `useRateLimitHeaders();\nretryPlugin().install(axios);\n${KEEP}\n`,
+    `import axios from 'axios';\nimport { retryPlugin } from 'axios-resilience';\nimport { rateLimitHeaders } from 'axios-resilience/rate-limit-headers';\n` +
+    `retryPlugin({ rateLimitHeaders: rateLimitHeaders() }).install(axios);\n${KEEP}\n`,
   'rate-limiting':
     `import axios from 'axios';\nimport { retryPlugin } from 'axios-resilience';\nimport { rateLimiting } from 'axios-resilience/rate-limiting';\n` +
     `retryPlugin({ rateLimit: rateLimiting() }).install(axios);\n${KEEP}\n`,

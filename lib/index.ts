@@ -39,6 +39,7 @@ export type {
   RateLimitEvent,
   RateLimitFleetState,
   RateLimitGrant,
+  RateLimitHeaders,
   RateLimitOptions,
   PacingThrottle,
   RateLimitPacing,

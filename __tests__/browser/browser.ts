@@ -86,7 +86,7 @@ export interface RunSpec {
   timeout?: number;
   /** retryPlugin options (plain data); absent: no plugin. */
   plugin?: Record<string, unknown>;
-  /** Calls `useRateLimitHeaders()` first (page-wide from then on). */
+  /** Gives the plugin `rateLimitHeaders: rateLimitHeaders()` (the dialects a browser build leaves out). */
   rateLimitHeaders?: true;
   /** Gives the plugin `rateLimit: rateLimiting(plugin.rateLimit)` (the cross-call limiter a browser build leaves out). */
   rateLimiting?: true;

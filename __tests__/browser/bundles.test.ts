@@ -77,7 +77,7 @@ describe.each(BUNDLERS)('%s, default settings', (bundler) => {
     expect(server.requests('/api/browser-build/flaky')).toHaveLength(2);
   });
 
-  test('hedge, chaos or rateLimit given without its subpath is a TypeError that names the import; rateLimit: false is fine', async () => {
+  test('hedge, chaos, rateLimit or rateLimitHeaders given without its subpath is a TypeError that names the import; false is fine', async () => {
     const { watched } = get();
     const messages = await watched.page.evaluate(async () => {
       const lib = (window as unknown as { axrLib: { retryPlugin(o: unknown): unknown } }).axrLib;
@@ -95,6 +95,8 @@ describe.each(BUNDLERS)('%s, default settings', (bundler) => {
         thrown({ rateLimit: {} }),
         thrown({ rateLimit: { maxQueue: 100 } }),
         thrown({ rateLimit: false }),
+        thrown({ rateLimitHeaders: { dialects: 'all' } }),
+        thrown({ rateLimitHeaders: false }),
       ];
     });
     const rateLimitError =
@@ -105,33 +107,32 @@ describe.each(BUNDLERS)('%s, default settings', (bundler) => {
       rateLimitError,
       rateLimitError,
       'no error',
+      "TypeError: axios-resilience: rateLimitHeaders needs axios-resilience/rate-limit-headers in a browser build: import { rateLimitHeaders } from 'axios-resilience/rate-limit-headers' and pass rateLimitHeaders: rateLimitHeaders()",
+      'no error',
     ]);
   });
 
-  test('useRateLimitHeaders() and rateLimiting() from the built subpaths: a spent X-RateLimit quota stops the call as rate-limited', async () => {
-    const { server } = get();
+  test('rateLimitHeaders() and rateLimiting() from the built subpaths: a spent X-RateLimit quota stops the call as rate-limited, in the plugin given them only', async () => {
+    const { server, watched } = get();
     const spent = { status: 429, headers: { 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': '100' } };
     const before = server.route('/api/browser-build/quota-before', [spent]);
+    const read = server.route('/api/browser-build/quota-read', [spent]);
     const after = server.route('/api/browser-build/quota-after', [spent]);
-    // A page of its own: the dialects are read page-wide once asked for.
-    const own = await openPage(browser, server.origin);
-    try {
-      const plain = await runInPage(own.page, { adapter: 'fetch', plugin: { retries: 0 }, calls: [{ url: before }] });
-      const read = await runInPage(own.page, {
-        adapter: 'fetch',
-        rateLimitHeaders: true,
-        rateLimiting: true,
-        plugin: { retries: 0 },
-        calls: [{ url: after }],
-      });
-      expect([plain.giveUps, read.giveUps]).toEqual([
-        [{ call: 0, stopReason: 'retries-exhausted' }],
-        [{ call: 0, stopReason: 'rate-limited' }],
-      ]);
-      expect(own.problems).toEqual([]);
-    } finally {
-      await own.page.context().close();
-    }
+    // One page, three plugins: nothing is set for the page, so the one made after still reads no dialect.
+    const plain = await runInPage(watched.page, { adapter: 'fetch', plugin: { retries: 0 }, calls: [{ url: before }] });
+    const given = await runInPage(watched.page, {
+      adapter: 'fetch',
+      rateLimitHeaders: true,
+      rateLimiting: true,
+      plugin: { retries: 0 },
+      calls: [{ url: read }],
+    });
+    const later = await runInPage(watched.page, { adapter: 'fetch', plugin: { retries: 0 }, calls: [{ url: after }] });
+    expect([plain.giveUps, given.giveUps, later.giveUps]).toEqual([
+      [{ call: 0, stopReason: 'retries-exhausted' }],
+      [{ call: 0, stopReason: 'rate-limited' }],
+      [{ call: 0, stopReason: 'retries-exhausted' }],
+    ]);
   });
 
   describe.each(['xhr', 'fetch'] as const)('in Chromium, over the %s adapter', (adapter) => {

@@ -63,7 +63,7 @@ const PLUGIN_ROWS: Row[] = [
   [{ statuscodes: [503] }, 'axios-resilience: statuscodes is not a known option; did you mean statusCodes?'],
   [
     { colour: 'red' },
-    /^axios-resilience: colour is not a known option; known: retries, baseDelayMs, maxDelayMs, .*, rateLimit, onRateLimit, now$/,
+    /^axios-resilience: colour is not a known option; known: retries, baseDelayMs, maxDelayMs, .*, rateLimit, rateLimitHeaders, onRateLimit, now$/,
   ],
   [{ retries: '3' }, 'axios-resilience: retries must be a whole number >= 0, got the string "3"'],
   [{ retries: 1.5 }, 'axios-resilience: retries must be a whole number >= 0, got 1.5'],
@@ -281,6 +281,15 @@ const PLUGIN_ROWS: Row[] = [
   ],
   [{ rateLimit: { key: 'token' } }, 'axios-resilience: rateLimit.key must be a function, got the string "token"'],
   [
+    { rateLimitHeaders: true },
+    "axios-resilience: rateLimitHeaders must be false or rateLimitHeaders() from 'axios-resilience/rate-limit-headers', got the boolean true",
+  ],
+  [
+    { rateLimitHeaders: { dialect: 'all' } },
+    'axios-resilience: rateLimitHeaders.dialect is not a known option; did you mean dialects?',
+  ],
+  [{ rateLimitHeaders: { dialects: 'ietf' } }, 'axios-resilience: rateLimitHeaders.dialects must be "all", got "ietf"'],
+  [
     { rateLimit: { shared: 'redis' } },
     'axios-resilience: rateLimit.shared must be a RateLimitStore (e.g. redisRateLimitStore(client)), got the string "redis"',
   ],
@@ -319,6 +328,10 @@ const REQUEST_ROWS: Row[] = [
   [
     { onCircuitStateChange: () => {} },
     'axios-resilience: config.retry.onCircuitStateChange can be set only in retryPlugin({ onCircuitStateChange }), not per request',
+  ],
+  [
+    { rateLimitHeaders: false },
+    'axios-resilience: config.retry.rateLimitHeaders can be set only in retryPlugin({ rateLimitHeaders }), not per request',
   ],
   [{ retires: 1 }, 'axios-resilience: config.retry.retires is not a known option; did you mean retries?'],
   [{ retries: '3' }, 'axios-resilience: config.retry.retries must be a whole number >= 0, got the string "3"'],

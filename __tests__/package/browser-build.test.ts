@@ -39,7 +39,7 @@ const EVERYTHING = `
   export { retryPlugin } from './lib/index.ts';
   export { hedging } from './lib/browser/hedging.ts';
   export { chaos } from './lib/browser/fault-injection.ts';
-  export { useRateLimitHeaders } from './lib/browser/rate-limit-headers.ts';
+  export { rateLimitHeaders } from './lib/browser/rate-limit-headers.ts';
   export { rateLimiting } from './lib/browser/rate-limiting.ts';
   export { default as axios } from 'axios';
 `;
@@ -204,10 +204,10 @@ describe('the subpaths bring their code', () => {
     ]);
   });
 
-  test("useRateLimitHeaders(): a spent X-RateLimit quota is the refused call's own wait (within maxDelayMs); with rateLimiting() it holds the route and stops the call as rate-limited", async () => {
+  test("rateLimitHeaders(): a spent X-RateLimit quota is the refused call's own wait (within maxDelayMs), for the plugin given it only; with rateLimiting() it holds the route and stops the call as rate-limited", async () => {
     const spent = { status: 429, headers: { 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': '100' } };
     const seen = await inRealm<unknown[]>(
-      { 'GET /a': [spent, '200'], 'GET /b': [spent, '200'], 'GET /c': [spent] },
+      { 'GET /a': [spent, '200'], 'GET /b': [spent, '200'], 'GET /c': [spent], 'GET /d': [spent, '200'] },
       `const call = async (options, path) => {
          const plugin = app.retryPlugin({ retries: 1, baseDelayMs: 1, jitter: 'none', maxDelayMs: 30, ...options });
          const http = app.axios.create({ adapter: 'fetch' });
@@ -216,14 +216,19 @@ describe('the subpaths bring their code', () => {
          await plugin.close();
          return [r.config.retryState.stopReason ?? r.status, r.config.retryState.delaysMs];
        };
-       const before = await call({}, '/a');
-       app.useRateLimitHeaders();
-       return [before, await call({}, '/b'), await call({ rateLimit: app.rateLimiting() }, '/c')];`,
+       const headers = app.rateLimitHeaders();
+       return [
+         await call({}, '/a'),
+         await call({ rateLimitHeaders: headers }, '/b'),
+         await call({ rateLimitHeaders: headers, rateLimit: app.rateLimiting() }, '/c'),
+         await call({}, '/d'),
+       ];`,
     );
     expect(seen).toEqual([
       [200, [1]],
       [200, [30]],
       ['rate-limited', []],
+      [200, [1]],
     ]);
   });
 });

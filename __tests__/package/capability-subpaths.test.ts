@@ -1,16 +1,16 @@
 /**
  * The capability subpaths in Node, where the main entry carries hedging, fault injection, the rate
  * limiter and the rate-limit header dialects itself: code written for a browser build (`hedging()`,
- * `chaos()`, `rateLimiting()`, `useRateLimitHeaders()`) runs unchanged, and the plain options a Node
+ * `chaos()`, `rateLimiting()`, `rateLimitHeaders()`) runs unchanged, and the plain options a Node
  * user writes keep working.
  */
 import axios from 'axios';
 import type { AxiosAdapter, AxiosResponse, GenericAbortSignal } from 'axios';
 import { retryPlugin } from 'axios-resilience';
-import type { RateLimitOptions } from 'axios-resilience';
+import type { RateLimitOptions, RetryPluginOptions } from 'axios-resilience';
 import { chaos } from 'axios-resilience/chaos';
 import { hedging } from 'axios-resilience/hedging';
-import { useRateLimitHeaders } from 'axios-resilience/rate-limit-headers';
+import { rateLimitHeaders } from 'axios-resilience/rate-limit-headers';
 import { rateLimiting } from 'axios-resilience/rate-limiting';
 import { startFaultServer } from '../../lib/testing';
 import type { FaultServer } from '../../lib/testing';
@@ -75,11 +75,12 @@ test('chaos() hands the options back as given, and the plugin injects with them'
   }
 });
 
-test('the dialects are read without useRateLimitHeaders(), and calling it changes nothing', async () => {
+test("the dialects are read by default and with rateLimitHeaders() ({ dialects: 'all' }), not with rateLimitHeaders: false", async () => {
+  expect(rateLimitHeaders()).toEqual({ dialects: 'all' });
   const spent = { status: 429, headers: { 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': '100' } };
-  server = await startFaultServer({ routes: { 'GET /a': [spent], 'GET /b': [spent] } });
-  const stopReason = async (path: string): Promise<unknown> => {
-    const plugin = retryPlugin({ retries: 0 });
+  server = await startFaultServer({ routes: { 'GET /a': [spent], 'GET /b': [spent], 'GET /c': [spent] } });
+  const stopReason = async (path: string, options: RetryPluginOptions): Promise<unknown> => {
+    const plugin = retryPlugin({ retries: 0, ...options });
     const http = axios.create();
     plugin.install(http);
     try {
@@ -91,9 +92,11 @@ test('the dialects are read without useRateLimitHeaders(), and calling it change
       await plugin.close();
     }
   };
-  expect(await stopReason('/a')).toBe('rate-limited');
-  useRateLimitHeaders();
-  expect(await stopReason('/b')).toBe('rate-limited');
+  // The quota is spent for 100 s: the call is refused with its retryAt, not retried.
+  expect(await stopReason('/a', {})).toBe('rate-limited');
+  expect(await stopReason('/b', { rateLimitHeaders: rateLimitHeaders() })).toBe('rate-limited');
+  // Unread, it is a bare 429 with no retry left.
+  expect(await stopReason('/c', { rateLimitHeaders: false })).toBe('retries-exhausted');
 });
 
 test('rateLimiting() hands the options back as given ({} without any); the default plugin and one given it both engage a limiter', async () => {

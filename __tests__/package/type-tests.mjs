@@ -51,11 +51,16 @@ import { resendCountHook, RESEND_COUNT_ATTRIBUTE } from 'axios-resilience/otel';
 import type { ResendCountHook, ResendCountHookOptions } from 'axios-resilience/otel';
 import { hedging } from 'axios-resilience/hedging';
 import { chaos } from 'axios-resilience/chaos';
-import { useRateLimitHeaders } from 'axios-resilience/rate-limit-headers';
+import { rateLimitHeaders } from 'axios-resilience/rate-limit-headers';
 import { rateLimiting } from 'axios-resilience/rate-limiting';
 
 // The capability subpaths (a browser build needs them for hedge and chaos; Node takes either form).
-useRateLimitHeaders();
+retryPlugin({ rateLimitHeaders: rateLimitHeaders() });
+retryPlugin({ rateLimitHeaders: false });
+// @ts-expect-error the dialects come from rateLimitHeaders() or are turned off; true is neither
+retryPlugin({ rateLimitHeaders: true });
+// @ts-expect-error the plugin's, not a request's
+void axios.get('http://127.0.0.1/', { retry: { rateLimitHeaders: false } });
 retryPlugin({ hedge: hedging({ delayMs: 'p95', maxHedges: 2 }), chaos: chaos({ faults: [{ rate: 0.1, status: 503 }] }) });
 retryPlugin({ rateLimit: rateLimiting({ maxQueue: 100 }) });
 retryPlugin({ rateLimit: rateLimiting() });

@@ -1,11 +1,13 @@
 /** The rate-limit headers, read by pure functions: what each form says, and what is ignored. */
 import {
   fieldParams,
-  isThrottle,
   mayBeSpent,
   parseDuration,
   parseInstant,
   parseRateLimitHeaders,
+} from '../../lib/policy/rate-limit-dialects';
+import {
+  isThrottle,
   parseRetryAfterMs,
   parseShouldRetry,
   policyRate,

@@ -24,9 +24,9 @@ export function capabilityOf<I>(value: unknown): I | undefined {
  * e.g. `hedge needs axios-resilience/hedging in a browser build: import { hedging } from
  * 'axios-resilience/hedging' and pass hedge: hedging({ ... })`.
  */
-export function notCarried(where: string, option: string, name: string, subpath: string): never {
+export function notCarried(where: string, option: string, name: string, subpath: string, args = '{ ... }'): never {
   throw new TypeError(
     `axios-resilience: ${where}${option} needs ${subpath} in a browser build: ` +
-      `import { ${name} } from '${subpath}' and pass ${option}: ${name}({ ... })`,
+      `import { ${name} } from '${subpath}' and pass ${option}: ${name}(${args})`,
   );
 }

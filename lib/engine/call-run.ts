@@ -207,7 +207,8 @@ export class CallRun extends CallStart {
   /** Reads an attempt's answer, once (`policy/answer.ts`), at the plugin's clock. */
   read(attempt: Attempt): Answer {
     this.answered = attempt;
-    return (this.answer = readAnswer(attempt, this.shared.now(), this.options));
+    const failure = attempt.response === undefined ? readFailure(attempt.error, this.options) : undefined;
+    return (this.answer = readAnswer(attempt, this.shared.now(), this.shared.dialects, failure));
   }
 
   /** Whether a failure (an attempt's, or the call's final one) is the downstream's fault (a retryable status or a transport failure). */

@@ -3,7 +3,7 @@ import type { BreakerRegistry } from '../guards/breaker';
 import type { CorsEvidence } from '../guards/cors';
 import type { RateLimiters } from '../guards/rate-limiters';
 import type { RetryBudgetLike } from '../types';
-import type { LatencyWindow } from '../guards/latency';
+import type { Dialects } from '../policy/rate-limit-header-options';
 import type { Listeners } from './listeners';
 
 /** What the calls of one plugin share (made once by `retryPlugin()`). */
@@ -21,10 +21,10 @@ export interface Shared {
   now: () => number;
   /** Which cross-origin APIs answered a request carrying the plugin's headers (browsers only). */
   cors: CorsEvidence;
-  /** Recent attempt latencies per origin, for adaptive hedge delays (made on first use). */
-  latencyFor(origin: string): LatencyWindow;
   /** The rate limiters of throttled origins; `undefined` with `rateLimit: false`. */
   limiters: RateLimiters | undefined;
+  /** The rate-limit header dialects answers are read for (`rateLimitHeaders`); `undefined`: none. */
+  dialects: Dialects | undefined;
   /** Observers added with `plugin.on()`. */
   listeners: Listeners;
 }

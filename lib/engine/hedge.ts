@@ -5,8 +5,10 @@ import type { ResolvedHedge } from '../policy/options';
 import { releaseBody } from './body';
 import type { CallRun } from './call-run';
 import { dispatch } from './context';
+import type { Shared } from './context';
 import { cancellation } from './hooks';
-import type { LatencyWindow } from '../guards/latency';
+import { LatencyWindow } from '../guards/latency';
+import { BoundedMap } from '../guards/origins';
 import { notify } from './listeners';
 
 /**
@@ -15,6 +17,22 @@ import { notify } from './listeners';
  * module owns all of it: which calls may be hedged, the delay, whether the guards allow a copy,
  * each copy's config, and the race.
  */
+
+/** Origins whose hedge latencies are kept per plugin (the least recently used is dropped past it). */
+const LATENCY_ORIGINS = 1000;
+
+/**
+ * Each plugin's recent attempt latencies per origin, for adaptive hedge delays: hedging's own
+ * state, kept here (by the plugin's `Shared`, and gone with it) so a build without hedging carries none of it.
+ */
+const latencies = new WeakMap<Shared, BoundedMap<LatencyWindow>>();
+const makeWindow = (): LatencyWindow => new LatencyWindow();
+
+function latencyFor(shared: Shared, origin: string): LatencyWindow {
+  let windows = latencies.get(shared);
+  if (windows === undefined) latencies.set(shared, (windows = new BoundedMap<LatencyWindow>(LATENCY_ORIGINS)));
+  return windows.getOrCreate(origin, makeWindow);
+}
 
 /** How long an attempt may go unanswered before a copy is sent. */
 export function hedgeDelay(hedge: ResolvedHedge, window: LatencyWindow | undefined): number {
@@ -169,8 +187,8 @@ export function hedgedSend(
   const { config, shared, state } = run;
   const { deadlineMs, attemptHeader } = run.options;
   const inPage = shared.cors.page;
-  const latencies = hedge.percentile === undefined ? undefined : shared.latencyFor(run.origin);
-  const delayMs = hedgeDelay(hedge, latencies);
+  const window = hedge.percentile === undefined ? undefined : latencyFor(shared, run.origin);
+  const delayMs = hedgeDelay(hedge, window);
   return race({
     send: (index, signal) => {
       const copy = index === 0 || deadlineMs === undefined ? attemptConfig : run.deadline.clip(config);
@@ -196,7 +214,7 @@ export function hedgedSend(
     closers: shared.closers,
     now: shared.now,
   }).then(({ response, winner, latencyMs }) => {
-    latencies?.record(latencyMs);
+    window?.record(latencyMs);
     if (winner > 0) state.hedgeWon = true;
     return response;
   });

@@ -5,7 +5,6 @@ import type { ResolvedRateLimit } from '../policy/rate-limit-options';
 import type { RateLimitEvent } from '../types';
 import { readAnswer } from '../policy/answer';
 import type { Answer } from '../policy/answer';
-import { mayBeSpent } from '../policy/rate-limit-headers';
 import type { CallRun, CallStart, Pushback } from './call-run';
 import { pushbackOf } from './pushback';
 import type { GateWait } from './stop';
@@ -158,8 +157,14 @@ export function noteSuccess(run: CallStart, response: AxiosResponse): void {
   if (limiters === undefined) return;
   if (limiters.weighing > 0) limiters.succeeded(run.origin, run.shared.now());
   const headers = response.headers as unknown;
-  if (headers === null || typeof headers !== 'object' || !mayBeSpent(headers as Record<string, unknown>)) return;
-  const answer = readAnswer({ response }, run.shared.now());
+  const dialects = run.shared.dialects;
+  if (
+    headers === null ||
+    typeof headers !== 'object' ||
+    dialects?.mayBeSpent(headers as Record<string, unknown>) !== true
+  )
+    return;
+  const answer = readAnswer({ response }, run.shared.now(), dialects);
   if (answer.spent) engageAtSpentQuota(run, answer);
 }
 

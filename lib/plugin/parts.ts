@@ -1,7 +1,6 @@
 import type { Shared } from '../engine/context';
 import { Listeners, notify } from '../engine/listeners';
 import { limitersFor } from '../engine/rate-gate';
-import { LatencyWindow } from '../guards/latency';
 import { BreakerRegistry } from '../guards/breaker';
 import { CorsEvidence } from '../guards/cors';
 import { OriginBudget } from '../guards/origin-budget';
@@ -10,12 +9,9 @@ import type { ResolvedPluginOptions } from '../policy/options';
 import { typed } from '../policy/validate';
 import type { CircuitStateChange, RateLimitEvent } from '../types';
 
-/** Origins whose hedge latencies are kept (the least recently used is dropped past it). */
-const LATENCY_ORIGINS = 1000;
-
 /**
  * What the calls of one plugin share, made once by `retryPlugin()`: the budgets (one shared
- * `RetryBudget`, or one per origin, made on first use and built whole on its first retry), the breakers, the hedge latencies, the
+ * `RetryBudget`, or one per origin, made on first use and built whole on its first retry), the breakers, the
  * CORS evidence, the clock and the closers of pending waits.
  */
 export function sharedParts(resolved: ResolvedPluginOptions): {
@@ -33,7 +29,6 @@ export function sharedParts(resolved: ResolvedPluginOptions): {
   const breaker = resolved.breaker;
   const key = breaker === false ? undefined : breaker.key;
   const rateKey = resolved.rateLimit === false ? undefined : resolved.rateLimit.key;
-  const latencies = new BoundedMap<LatencyWindow>(LATENCY_ORIGINS);
   // plugin.on() listeners hear a state change first, then the hook (what it throws is dropped).
   const listeners = new Listeners();
   const onCircuitStateChange = resolved.onCircuitStateChange;
@@ -46,7 +41,6 @@ export function sharedParts(resolved: ResolvedPluginOptions): {
     listeners.emit('rateLimit', event);
     notify(onRateLimit, event);
   };
-  const makeLatencies = (): LatencyWindow => new LatencyWindow();
   const shared: Shared = {
     budgetFor:
       budgetSetting === false
@@ -61,8 +55,8 @@ export function sharedParts(resolved: ResolvedPluginOptions): {
     closed: false,
     now: resolved.now,
     cors: new CorsEvidence(),
-    latencyFor: (origin) => latencies.getOrCreate(origin, makeLatencies),
     limiters: limitersFor(resolved.rateLimit, resolved.now, rateLimitChanged),
+    dialects: resolved.dialects,
     listeners,
   };
   return { shared, budgets };

@@ -1,19 +1,26 @@
 import { AxiosHeaders } from 'axios';
 import type { AxiosResponseHeaders } from 'axios';
-import {
-  isThrottle,
-  mayBeSpent,
-  parseRateLimitHeaders,
-  parseShouldRetry,
-  policyRate,
-  quotaSpent,
-  serverWaitMs,
-  spentForMs,
-} from './rate-limit-headers';
+import { isThrottle, parseShouldRetry, policyRate, quotaSpent, serverWaitMs, spentForMs } from './rate-limit-headers';
 import type { HeaderReader, RateLimitHint } from './rate-limit-headers';
-import { readFailure } from './classify';
-import type { Failure } from './classify';
-import type { ResolvedOptions } from './options';
+import type { Dialects } from './rate-limit-header-options';
+
+/** What kind of failure an attempt ended in; the breaker counts `status` and `network` only. */
+export type FailureKind = 'status' | 'network' | 'cancel' | 'other';
+
+/**
+ * One failed attempt, read once (`readFailure` in `classify.ts`): what the decision table, the write rule and the
+ * breaker need of it, so none of them reads the error again.
+ */
+export interface Failure {
+  /** `status` and `network` are the transient failures the table retries (method aside) and the breaker counts. */
+  kind: FailureKind;
+  /** The status `validateStatus` refused, if the failure is one. */
+  status: number | undefined;
+  /** The reason text: the status, the network code, `response cut off`, `no response`, the raw code, `cancelled`. */
+  reason: string;
+  /** The server never processed the attempt: it refused it (408, 429) or never got it (a connection refused…). */
+  unprocessed: boolean;
+}
 
 /**
  * One answer, read once: what its status and headers say to the decision table, the plan and the
@@ -84,16 +91,21 @@ export function responseOf(outcome: { response?: unknown; error?: unknown }): { 
   return (response as { status?: unknown; headers?: unknown } | null | undefined) ?? {};
 }
 
-/** Reads an attempt's answer (`{ response }` or `{ error }`, judged by the call's `tables`) at `now`. */
+/**
+ * Reads an attempt's answer (`{ response }` or `{ error }`, its `failure` read by the decision table's
+ * `readFailure`) at `now`, with the rate-limit header `dialects` the plugin reads (none: only the
+ * server's wait and say).
+ */
 export function readAnswer(
   outcome: { response?: unknown; error?: unknown },
   now: number,
-  tables?: Pick<ResolvedOptions, 'statusCodes' | 'errorCodes'>,
+  dialects: Dialects | undefined,
+  failure?: Failure,
 ): Answer {
   const { status, headers } = responseOf(outcome);
   const answer: Answer = {
     status: typeof status === 'number' ? status : undefined,
-    failure: outcome.response !== undefined || tables === undefined ? undefined : readFailure(outcome.error, tables),
+    failure,
     at: now,
     waitMs: undefined,
     hint: undefined,
@@ -110,7 +122,8 @@ export function readAnswer(
   const fields = headers as Record<string, unknown>;
   const ok = typeof status === 'number' && status < 400;
   // A success without a rate-limit field or a wait: nothing more to read (adapters hand names over in lower case).
-  if (ok && !mayBeSpent(fields) && !hasAny(fields, WAIT_OR_RESOURCE)) return answer;
+  const mayBeSpent = dialects !== undefined && dialects.mayBeSpent(fields);
+  if (ok && !mayBeSpent && !hasAny(fields, WAIT_OR_RESOURCE)) return answer;
   const read = headerReader(headers);
   answer.resource = read('x-ratelimit-resource')?.trim().toLowerCase() || undefined;
   // A 202 may say when to ask again, as a throttle does.
@@ -118,8 +131,8 @@ export function readAnswer(
   const says = read('x-should-retry');
   if (says === undefined) answer.sayer = 'stripe-should-retry';
   answer.says = parseShouldRetry(says ?? read('stripe-should-retry'));
-  if (ok || status === 429 || mayBeSpent(fields) || fields['ratelimit-policy'] !== undefined) {
-    const hint = parseRateLimitHeaders(read, now);
+  if (dialects !== undefined && (ok || status === 429 || mayBeSpent || fields['ratelimit-policy'] !== undefined)) {
+    const hint = dialects.parseRateLimitHeaders(read, now);
     answer.hint = hint;
     answer.spent = quotaSpent(hint);
     answer.spentForMs = spentForMs(hint);

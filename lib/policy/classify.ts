@@ -1,7 +1,9 @@
 import { isCancel } from 'axios';
 import type { ResolvedOptions } from './options';
 import type { StopReason } from '../types';
-import type { Answer } from './answer';
+import type { Answer, Failure, FailureKind } from './answer';
+
+export type { Failure, FailureKind };
 
 /**
  * The decision table: given one failed attempt, retry or stop, and why. Every rule lives here.
@@ -55,9 +57,6 @@ export function mayRepeat(facts: Pick<AttemptFacts, 'method' | 'deduped' | 'unsa
 export type Decision =
   | { retry: true; reason: string }
   | { retry: false; stopReason: Extract<StopReason, 'not-retryable' | 'non-idempotent' | 'aborted'>; reason: string };
-
-/** What kind of failure an attempt ended in; the breaker counts `status` and `network` only. */
-export type FailureKind = 'status' | 'network' | 'cancel' | 'other';
 
 interface FailureLike {
   code?: unknown;
@@ -121,21 +120,6 @@ function transportWithoutCode(error: unknown): string | undefined {
   return typeof raw === 'string' && raw !== '' ? undefined : 'no response';
 }
 
-/**
- * One failed attempt, read once (`readFailure`): what the decision table, the write rule and the
- * breaker need of it, so none of them reads the error again.
- */
-export interface Failure {
-  /** `status` and `network` are the transient failures the table retries (method aside) and the breaker counts. */
-  kind: FailureKind;
-  /** The status `validateStatus` refused, if the failure is one. */
-  status: number | undefined;
-  /** The reason text: the status, the network code, `response cut off`, `no response`, the raw code, `cancelled`. */
-  reason: string;
-  /** The server never processed the attempt: it refused it (408, 429) or never got it (a connection refused…). */
-  unprocessed: boolean;
-}
-
 /** Reads a failed attempt's error once, for the table (`classify`), the write rule and the breaker. */
 export function readFailure(error: unknown, options: Pick<ResolvedOptions, 'statusCodes' | 'errorCodes'>): Failure {
   if (isCancel(error)) return { kind: 'cancel', status: undefined, reason: 'cancelled', unprocessed: false };
@@ -150,7 +134,12 @@ export function readFailure(error: unknown, options: Pick<ResolvedOptions, 'stat
     const raw = asFailure(error)?.code;
     return { kind: 'other', status: undefined, reason: typeof raw === 'string' ? raw : 'error', unprocessed: false };
   }
-  return { kind: 'network', status: undefined, reason: transport, unprocessed: code !== undefined && NEVER_SENT_CODES.has(code) };
+  return {
+    kind: 'network',
+    status: undefined,
+    reason: transport,
+    unprocessed: code !== undefined && NEVER_SENT_CODES.has(code),
+  };
 }
 
 /** A body that is a stream: the first attempt consumed it, so it can never be re-sent. */
@@ -177,7 +166,8 @@ export function classify(facts: AttemptFacts, failure: Failure): Decision {
   const { kind, status, reason } = failure;
   if (kind === 'cancel') return { retry: false, stopReason: 'aborted', reason };
   // 409 is retried for a keyed call: a deduping server answers it while the first request is in progress.
-  if (kind === 'other' && !(status === 409 && facts.keyed)) return { retry: false, stopReason: 'not-retryable', reason };
+  if (kind === 'other' && !(status === 409 && facts.keyed))
+    return { retry: false, stopReason: 'not-retryable', reason };
   if (!mayRepeat(facts, failure.unprocessed)) {
     // The server may have done the work (a 504 or a timeout after commit); repeating it could
     // charge twice. Only a key the server dedupes lets it tell a repeat from a new request.

@@ -4,6 +4,8 @@ import { resolveBreaker, resolveBudget } from './guard-options';
 import type { ResolvedBreakerOptions, ResolvedBudget } from './guard-options';
 import { resolveChaos, type ChaosSetting } from './chaos-options';
 import { resolveRateLimit } from './rate-limit-options';
+import { resolveDialects } from './rate-limit-header-options';
+import type { Dialects } from './rate-limit-header-options';
 import type { ResolvedRateLimit } from './rate-limit-options';
 import { resolveHedge } from './hedge-options';
 import type { ResolvedHedge } from './hedge-options';
@@ -77,6 +79,8 @@ export interface ResolvedPluginOptions {
   breaker: false | ResolvedBreakerOptions;
   onCircuitStateChange: RetryPluginOptions['onCircuitStateChange'];
   rateLimit: false | ResolvedRateLimit;
+  /** The rate-limit header dialects read; `undefined`: none (only the server's wait and say). */
+  dialects: Dialects | undefined;
   onRateLimit: RetryPluginOptions['onRateLimit'];
   now: () => number;
 }
@@ -113,6 +117,7 @@ const PLUGIN_FIELDS = new Set([
   'breaker',
   'onCircuitStateChange',
   'rateLimit',
+  'rateLimitHeaders',
   'onRateLimit',
   'now',
 ]);
@@ -258,6 +263,7 @@ export function resolvePluginOptions(options: RetryPluginOptions | undefined): R
     breaker: resolveBreaker(own(input, 'breaker')),
     onCircuitStateChange: fn('', 'onCircuitStateChange', own(input, 'onCircuitStateChange'), undefined),
     rateLimit: resolveRateLimit(own(input, 'rateLimit')),
+    dialects: resolveDialects(own(input, 'rateLimitHeaders')),
     onRateLimit: fn('', 'onRateLimit', own(input, 'onRateLimit'), undefined),
     now: fn('', 'now', own(input, 'now'), systemClock),
   };

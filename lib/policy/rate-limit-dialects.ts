@@ -4,7 +4,7 @@
  * common `X-RateLimit-Limit/-Remaining/-Reset` (GitHub's), OpenAI's
  * `x-ratelimit-{limit,remaining,reset}-requests` and Anthropic's
  * `anthropic-ratelimit-requests-{limit,remaining,reset}`, read into one `RateLimitHint`. A browser
- * build carries them only after `useRateLimitHeaders()` (axios-resilience/rate-limit-headers).
+ * build carries them only for a plugin given `rateLimitHeaders()` (axios-resilience/rate-limit-headers).
  */
 import { count, resetToMs } from './header-values';
 import type { HeaderReader, RateLimitHint } from './header-values';

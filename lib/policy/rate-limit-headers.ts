@@ -20,7 +20,6 @@ import type { HeaderReader, RateLimitHint } from './header-values';
 
 export { resetToMs } from './header-values';
 export type { HeaderReader, RateLimitHint } from './header-values';
-export { fieldParams, mayBeSpent, parseDuration, parseInstant, parseRateLimitHeaders } from './rate-limit-dialects';
 
 /** `retry-after-ms`: a wait in (decimal) milliseconds; `undefined` when absent or malformed. */
 export function parseRetryAfterMs(value: string | undefined): number | undefined {

@@ -16,6 +16,7 @@ import type {
   HedgeOptions,
   IdempotencyKeyOptions,
   JitterStrategy,
+  RateLimitHeaders,
   RateLimitOptions,
 } from './part-options';
 
@@ -93,6 +94,16 @@ export interface RetryPluginOptions {
    * @default { maxQueue: 10000, maxOrigins: 1000 }
    */
   rateLimit?: false | RateLimitOptions;
+  /**
+   * Whether answers are read for the rate-limit header dialects: the IETF draft `RateLimit` /
+   * `RateLimit-Policy` fields, `X-RateLimit-*` (GitHub's, with `X-RateLimit-Resource`), OpenAI's
+   * `x-ratelimit-*-requests` and Anthropic's `anthropic-ratelimit-requests-*`. They tell a call how
+   * long a spent quota holds it and the rate limiter what to pace at. `Retry-After`, `retry-after-ms`
+   * and `x-should-retry` are read either way. `false`: not read. In a browser build they are not
+   * read by default: pass `rateLimitHeaders()` from `axios-resilience/rate-limit-headers`.
+   * @default read (Node); not read (browser build)
+   */
+  rateLimitHeaders?: false | RateLimitHeaders;
   /**
    * Bound on the whole call, in ms since it began: an attempt in flight is ended at the deadline
    * (each attempt's timeout is the smaller of axios's `timeout` and the time left), and no wait is
@@ -231,7 +242,15 @@ export interface RetryPluginOptions {
  */
 export interface RetryRequestOptions extends Omit<
   RetryPluginOptions,
-  'budget' | 'breaker' | 'idempotencyKey' | 'onCircuitStateChange' | 'now' | 'rateLimit' | 'onRateLimit' | 'chaos'
+  | 'budget'
+  | 'breaker'
+  | 'idempotencyKey'
+  | 'onCircuitStateChange'
+  | 'now'
+  | 'rateLimit'
+  | 'rateLimitHeaders'
+  | 'onRateLimit'
+  | 'chaos'
 > {
   /**
    * `false`: no fault is injected into this call (faults are set on the plugin).

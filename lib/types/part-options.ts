@@ -31,6 +31,15 @@ export interface RateLimitOptions {
   key?: (config: InternalAxiosRequestConfig) => string;
 }
 
+/**
+ * The rate-limit header dialects a plugin reads (see `rateLimitHeaders`): what `rateLimitHeaders()`
+ * from `axios-resilience/rate-limit-headers` returns, which in a browser build carries their code.
+ */
+export interface RateLimitHeaders {
+  /** Every dialect: the IETF `RateLimit` fields, `X-RateLimit-*`, OpenAI's and Anthropic's. */
+  readonly dialects: 'all';
+}
+
 /** How the wait before a retry is computed when the server does not say. */
 export type JitterStrategy = 'full' | 'equal' | 'decorrelated' | 'none';
 

@@ -1,0 +1,34 @@
+/**
+ * The plugin's `rateLimitHeaders` option: which rate-limit header dialects its answers are read for
+ * (`rate-limit-dialects.ts`). In Node every dialect is read unless it is `false`; a browser build
+ * carries them only where `rateLimitHeaders()` from `axios-resilience/rate-limit-headers` brings them
+ * (`browser/rate-limit-header-options.ts`), per plugin: nothing is set for the page.
+ */
+import { mayBeSpent, parseRateLimitHeaders } from './rate-limit-dialects';
+import { checkKnown, fail, isPlainObject, own, shown, typed } from './validate';
+
+/** The dialects' two readers: the hint an answer's fields give, and whether a success may say the quota is spent. */
+export interface Dialects {
+  parseRateLimitHeaders: typeof parseRateLimitHeaders;
+  mayBeSpent: typeof mayBeSpent;
+}
+
+const EVERY_DIALECT: Dialects = { parseRateLimitHeaders, mayBeSpent };
+const FIELDS = new Set(['dialects']);
+
+/** `undefined`: only `Retry-After`, `retry-after-ms` and `x-should-retry` are read. */
+export function resolveDialects(value: unknown): Dialects | undefined {
+  if (value === false) return undefined;
+  if (value === undefined) return EVERY_DIALECT;
+  checkDialects(value);
+  return EVERY_DIALECT;
+}
+
+/** The value `rateLimitHeaders()` returns (`{ dialects: 'all' }`), or a `TypeError` naming the field. */
+function checkDialects(value: unknown): void {
+  const what = "false or rateLimitHeaders() from 'axios-resilience/rate-limit-headers'";
+  if (!isPlainObject(value)) fail('', 'rateLimitHeaders', `must be ${what}, got ${typed(value)}`);
+  checkKnown('rateLimitHeaders.', value, FIELDS);
+  const dialects = own(value, 'dialects');
+  if (dialects !== 'all') fail('', 'rateLimitHeaders.dialects', `must be "all", got ${shown(dialects)}`);
+}
