@@ -282,7 +282,7 @@ const PLUGIN_ROWS: Row[] = [
   [{ rateLimit: { key: 'token' } }, 'axios-resilience: rateLimit.key must be a function, got the string "token"'],
   [
     { rateLimitHeaders: true },
-    "axios-resilience: rateLimitHeaders must be false or rateLimitHeaders() from 'axios-resilience/rate-limit-headers', got the boolean true",
+    'axios-resilience: rateLimitHeaders must be false or rateLimitHeaders() (axios-resilience/rate-limit-headers), got the boolean true',
   ],
   [
     { rateLimitHeaders: { dialect: 'all' } },

@@ -26,7 +26,7 @@ export function resolveDialects(value: unknown): Dialects | undefined {
 
 /** The value `rateLimitHeaders()` returns (`{ dialects: 'all' }`), or a `TypeError` naming the field. */
 function checkDialects(value: unknown): void {
-  const what = "false or rateLimitHeaders() from 'axios-resilience/rate-limit-headers'";
+  const what = 'false or rateLimitHeaders() (axios-resilience/rate-limit-headers)';
   if (!isPlainObject(value)) fail('', 'rateLimitHeaders', `must be ${what}, got ${typed(value)}`);
   checkKnown('rateLimitHeaders.', value, FIELDS);
   const dialects = own(value, 'dialects');
