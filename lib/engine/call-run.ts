@@ -212,7 +212,7 @@ export class CallRun extends CallStart {
   }
 
   /** Whether a failure (an attempt's, or the call's final one) is the downstream's fault (a retryable status or a transport failure). */
-  isDownstreamFailure(error: unknown): boolean {
+  private isDownstreamFailure(error: unknown): boolean {
     const failure = error instanceof CircuitOpenError ? error.cause : error;
     // A 429 says the server is healthy and protecting itself: the rate limiter answers it, not the breaker.
     if ((failure as { response?: { status?: unknown } } | undefined)?.response?.status === 429) return false;
