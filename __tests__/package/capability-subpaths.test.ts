@@ -99,6 +99,30 @@ test("the dialects are read by default and with rateLimitHeaders() ({ dialects: 
   expect(await stopReason('/c', { rateLimitHeaders: false })).toBe('retries-exhausted');
 });
 
+test("with rateLimitHeaders: false the server's own wait, resource and say are still read", async () => {
+  // The quota is spent for 100 s by the dialect's fields; unread, the call waits the 20 ms it was asked to.
+  const asked = {
+    status: 429,
+    headers: { 'retry-after-ms': '20', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': '100' },
+  };
+  const refused = { status: 503, headers: { 'x-should-retry': 'false' } };
+  server = await startFaultServer({ routes: { 'GET /wait': [asked, '200'], 'GET /say': [refused, '200'] } });
+  const plugin = retryPlugin({ rateLimitHeaders: false, baseDelayMs: 1, jitter: 'none' });
+  const http = axios.create();
+  plugin.install(http);
+  try {
+    const waited = await http.get(`${server.url}/wait`);
+    expect([waited.status, waited.config.retryState?.delaysMs]).toEqual([200, [20]]);
+    const said = (await http.get(`${server.url}/say`).catch((e: unknown) => e)) as {
+      config: { retryState: { stopReason: string; attempts: number } };
+    };
+    expect(said.config.retryState).toMatchObject({ stopReason: 'not-retryable', attempts: 1 });
+    expect([server.requestsTo('GET /wait').length, server.requestsTo('GET /say').length]).toEqual([2, 1]);
+  } finally {
+    await plugin.close();
+  }
+});
+
 test('rateLimiting() hands the options back as given ({} without any); the default plugin and one given it both engage a limiter', async () => {
   const options = { maxQueue: 100 };
   expect(rateLimiting(options)).toBe(options);
