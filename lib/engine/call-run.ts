@@ -1,8 +1,7 @@
 import type { AxiosAdapter, AxiosError, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
 import { readAnswer } from '../policy/answer';
-import type { Answer } from '../policy/answer';
+import type { Answer, Failure } from '../policy/answer';
 import { readFailure } from '../policy/classify';
-import type { Failure } from '../policy/classify';
 import { modelOf, routeOf } from '../policy/scope';
 import { attachKey, callerKey, keysCall } from '../policy/idempotency';
 import type { ResolvedOptions } from '../policy/options';

@@ -1,9 +1,7 @@
 import { isCancel } from 'axios';
 import type { ResolvedOptions } from './options';
 import type { StopReason } from '../types';
-import type { Answer, Failure, FailureKind } from './answer';
-
-export type { Failure, FailureKind };
+import type { Answer, Failure } from './answer';
 
 /**
  * The decision table: given one failed attempt, retry or stop, and why. Every rule lives here.

@@ -13,7 +13,8 @@ export interface Dialects {
   mayBeSpent: typeof mayBeSpent;
 }
 
-const EVERY_DIALECT: Dialects = { parseRateLimitHeaders, mayBeSpent };
+/** Every dialect's readers: what Node reads by default, and what `rateLimitHeaders()` brings to a browser build. */
+export const EVERY_DIALECT: Dialects = { parseRateLimitHeaders, mayBeSpent };
 const FIELDS = new Set(['dialects']);
 
 /** `undefined`: only `Retry-After`, `retry-after-ms` and `x-should-retry` are read. */
