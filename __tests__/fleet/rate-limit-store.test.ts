@@ -1,7 +1,7 @@
 import type { Cluster, Redis } from 'ioredis';
 import { HORIZON_MS, redisRateLimitStore } from '../../lib/redis/rate-limit-store';
 import type { RateLimitGrant, RateLimitSchedule, RedisClient, StoreEvent } from '../../lib/redis';
-import { RATE_RULE } from '../../lib/guards/rate-rule';
+import { RATE_RULE } from '../../lib/guards/rate-state';
 const { beta: BETA, relaxMs: RELAX_MS, seedRate: SEED_RATE, stepMs: STEP_MS } = RATE_RULE;
 import { connect, freePort, ready, sharedRedis } from './redis';
 import type { RedisTarget } from './redis';

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import type { Cluster, Redis } from 'ioredis';
-import { RATE_RULE, take as takeComposed, throttle as throttleComposed } from '../../lib/guards/rate-rule';
-import type { RateState } from '../../lib/guards/rate-rule';
+import { take as takeComposed, throttle as throttleComposed } from '../../lib/guards/rate-rule';
+import { RATE_RULE } from '../../lib/guards/rate-state';
+import type { RateState } from '../../lib/guards/rate-state';
 import { HORIZON_MS } from '../../lib/redis/rate-limit-store';
 import { takeArgs, TAKE_SCRIPT, throttleArgs, THROTTLE_SCRIPT } from '../../lib/redis/rate-rule-script';
 import { connect, ready, sharedRedis } from './redis';

@@ -3,7 +3,7 @@
  * one cut per burst, a pause for Retry-After, the queue bound, relaxing, and no timer left behind.
  */
 import { RateLimiter } from '../../lib/guards/rate-limiter';
-import { RATE_RULE } from '../../lib/guards/rate-rule';
+import { RATE_RULE } from '../../lib/guards/rate-state';
 const { beta: BETA, gentleProbe: GENTLE_PROBE, relaxMs: RELAX_MS, seedRate: SEED_RATE, stepMs: STEP_MS } = RATE_RULE;
 import type { RateLimitEvent, RateLimitPacing } from '../../lib/types';
 

@@ -6,8 +6,9 @@
  * (a server that refuses some calls at random, whatever the rate, must not take the rate down). The
  * fleet's script runs the same rule (`__tests__/fleet/rate-rule-parity.test.ts`).
  */
-import { booked, counted, engaged, grown, RATE_RULE, throttled } from '../../lib/guards/rate-rule';
-import type { RateState } from '../../lib/guards/rate-rule';
+import { booked, counted, engaged, grown, throttled } from '../../lib/guards/rate-rule';
+import { RATE_RULE } from '../../lib/guards/rate-state';
+import type { RateState } from '../../lib/guards/rate-state';
 
 const { stepMs: STEP_MS } = RATE_RULE;
 const T0 = 1_700_000_000_000;

@@ -4,7 +4,7 @@
  * one request at a time asks for every waiting call, successes ride along, throttles are reported,
  * and a store that is down or silent hands pacing back to the local limiter.
  */
-import { RATE_RULE } from '../../lib/guards/rate-rule';
+import { RATE_RULE } from '../../lib/guards/rate-state';
 import { RateLimiter } from '../../lib/guards/rate-limiter';
 import { SharedPacing } from '../../lib/redis/shared-pacing';
 import type { RateLimitFleetState, RateLimitGrant, RateLimitReport, RateLimitSchedule } from '../../lib/types';

@@ -1,8 +1,9 @@
 import { TurnQueue } from './turn-queue';
 import type { Turn } from './turn-queue';
-import { atLimit, counted, paused, RATE_RULE, take, throttle, withPolicy } from './rate-rule';
+import { atLimit, counted, paused, take, throttle, withPolicy } from './rate-rule';
+import { RATE_RULE } from './rate-state';
 import { WindowQuota } from './window-quota';
-import type { RateState } from './rate-rule';
+import type { RateState } from './rate-state';
 import type { LimiterState, RateLimitEvent, RateLimitPacing, RateLimiterView } from '../types';
 
 /**

@@ -1,5 +1,5 @@
 import { BoundedMap, routePattern } from './origins';
-import { RATE_RULE } from './rate-rule';
+import { RATE_RULE } from './rate-state';
 import { RateLimiter } from './rate-limiter';
 import type { RateLimitEvent, RateLimitStore } from '../types';
 

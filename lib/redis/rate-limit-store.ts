@@ -1,4 +1,4 @@
-import { RATE_RULE } from '../guards/rate-rule';
+import { RATE_RULE } from '../guards/rate-state';
 import { StoreHealth, warnOnce } from '../guards/store-health';
 import type { RateLimitGrant, RateLimitSchedule, RateLimitStore, StoreEvent } from '../types';
 import { isReady, listen, Script, selfId } from './client';

@@ -1,4 +1,4 @@
-import { RATE_RULE } from '../guards/rate-rule';
+import { RATE_RULE } from '../guards/rate-state';
 
 /**
  * The rate rule (`guards/rate-rule.ts`) in Lua, for the fleet's schedule on Redis. Each function
