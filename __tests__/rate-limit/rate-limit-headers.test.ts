@@ -13,8 +13,11 @@ import {
   policyRate,
   quotaSpent,
   resetToMs,
+  serverWaitMs,
   spentForMs,
 } from '../../lib/policy/rate-limit-headers';
+import { readAnswer } from '../../lib/policy/answer';
+import { EVERY_DIALECT } from '../../lib/policy/rate-limit-header-options';
 
 const NOW = Date.UTC(2026, 11, 3, 6, 0, 0);
 const headers =
@@ -213,5 +216,46 @@ describe('malformed values are ignored, never NaN', () => {
 
   test('no headers: no hint', () => {
     expect(parseRateLimitHeaders(headers({}), NOW)).toBeUndefined();
+  });
+});
+
+describe('reading an answer', () => {
+  const failed = (status: number, headers: unknown) => ({ error: { response: { status, headers } } });
+
+  test("a failure's fields are read in any case (a custom adapter's plain object)", () => {
+    const answer = readAnswer(failed(503, { 'Retry-After': '2', 'X-Should-Retry': 'false' }), NOW, EVERY_DIALECT);
+    expect(answer).toMatchObject({ status: 503, waitMs: 2000, says: false, throttle: true, hintless: false });
+    const limited = readAnswer(
+      failed(429, { 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': '60' }),
+      NOW,
+      EVERY_DIALECT,
+    );
+    expect(limited).toMatchObject({ throttle: true, spent: true, spentForMs: 60_000, hintless: false });
+  });
+
+  test('a failure without a wait or a rate-limit field: a 429 is a bare throttle, a 503 no throttle', () => {
+    const plain = { 'content-type': 'application/json', 'content-length': '2' };
+    expect(readAnswer(failed(429, plain), NOW, EVERY_DIALECT)).toMatchObject({
+      throttle: true,
+      hintless: true,
+      waitMs: undefined,
+      hint: undefined,
+    });
+    expect(readAnswer(failed(503, plain), NOW, EVERY_DIALECT)).toMatchObject({ throttle: false, hintless: false });
+    // An adapter that gives no headers at all: the status alone speaks.
+    expect(readAnswer(failed(429, undefined), NOW, EVERY_DIALECT)).toMatchObject({ throttle: true, hintless: true });
+  });
+
+  test("every field an answer is read for has 'ratelimit' or 'retry' in its name (a failure is looked at for those)", () => {
+    const asked: string[] = [];
+    const recording = (name: string): undefined => {
+      asked.push(name);
+      return undefined;
+    };
+    parseRateLimitHeaders(recording, NOW);
+    serverWaitMs(recording, NOW);
+    asked.push('x-should-retry', 'stripe-should-retry', 'x-ratelimit-resource');
+    expect(asked.length).toBeGreaterThan(10);
+    for (const name of asked) expect(name).toMatch(/ratelimit|retry/);
   });
 });

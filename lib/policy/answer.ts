@@ -25,8 +25,8 @@ export interface Failure {
 /**
  * One answer, read once: what its status and headers say to the decision table, the plan and the
  * rate limiter, which all read this value instead of the headers. A success with no rate-limit field
- * costs one look at the headers; the dialects are parsed only for a 429 or where a field is there (a 503
- * from an origin that never spoke of rate limits costs no dialect parse).
+ * costs one look at the headers, a failure one look at their names; the dialects are parsed only for a
+ * 429 or where a field is there (a 503 from an origin that never spoke of rate limits costs no parse).
  */
 export interface Answer {
   /** The status, when there was a response. */
@@ -69,6 +69,20 @@ const WAIT_OR_RESOURCE = [
 /** Whether `fields` has any of `names` (one loop, no closure: read on every success of the loop). */
 function hasAny(fields: Record<string, unknown>, names: readonly string[]): boolean {
   for (let i = 0; i < names.length; i++) if (fields[names[i]!] !== undefined) return true;
+  return false;
+}
+
+/**
+ * Whether a failure's headers name, in any case, a field an answer is read for: every one has
+ * `ratelimit` or `retry` in its name (`Retry-After`, `retry-after-ms`, `x-should-retry`,
+ * `Stripe-Should-Retry`, each dialect's). A 503 without one is read no further.
+ */
+function namesAWait(fields: Record<string, unknown>): boolean {
+  const names = Object.keys(fields);
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i]!.toLowerCase();
+    if (name.includes('ratelimit') || name.includes('retry')) return true;
+  }
   return false;
 }
 
@@ -118,12 +132,15 @@ export function readAnswer(
     sayer: 'x-should-retry',
     resource: undefined,
   };
-  if (headers === null || typeof headers !== 'object') return answer;
-  const fields = headers as Record<string, unknown>;
+  const fields = headers !== null && typeof headers === 'object' ? (headers as Record<string, unknown>) : undefined;
   const ok = typeof status === 'number' && status < 400;
-  // A success without a rate-limit field or a wait: nothing more to read (adapters hand names over in lower case).
-  const mayBeSpent = dialects !== undefined && dialects.mayBeSpent(fields);
-  if (ok && !mayBeSpent && !hasAny(fields, WAIT_OR_RESOURCE)) return answer;
+  const mayBeSpent = fields !== undefined && dialects !== undefined && dialects.mayBeSpent(fields);
+  // Nothing more to read without a rate-limit field or a wait: a success is looked at by name, once
+  // (adapters hand names over in lower case), a failure in any case (`namesAWait`).
+  if (fields === undefined || (ok ? !mayBeSpent && !hasAny(fields, WAIT_OR_RESOURCE) : !namesAWait(fields))) {
+    answer.throttle = answer.hintless = isThrottle(status, undefined, undefined);
+    return answer;
+  }
   const read = headerReader(headers);
   answer.resource = read('x-ratelimit-resource')?.trim().toLowerCase() || undefined;
   // A 202 may say when to ask again, as a throttle does.
