@@ -21,7 +21,7 @@ export type OriginBreaker = CircuitBreaker<[GuardedCall], AxiosResponse>;
  * A key's breaker, made only once a call under that key has failed, and its counting state. Calls
  * that run under a **closed** breaker skip `fire`'s per-call machinery (an arguments copy, a
  * semaphore, a wrapping promise, two clock reads, a latency sample): each call runs, and its outcome
- * is counted when it ends, so calls in flight do not dilute the failure rate. See `countSuccess`
+ * is counted when it ends, so calls in flight do not dilute the failure rate. See `succeeded`
  * and `countFailure`.
  *
  * Until a key's first failure there is no opossum breaker at all (building one costs tens of µs,
@@ -75,11 +75,33 @@ export class Guard {
   }
 
   /**
-   * Counts a successful call (`countSuccess`) to `endpoint` (`undefined` under a `breaker.key` of
-   * the caller's: no routes): its route's failing streak, if it had one, is over.
+   * Counts a successful call to `endpoint` (`undefined` under a `breaker.key` of the caller's: no
+   * routes), as `fire` would have counted one that ran while the breaker was closed: a fire and a
+   * success in the current bucket of opossum's window (which its `stats`, its volume threshold and
+   * its open decision read). While nobody else listens, that is two increments; with a listener (or
+   * if the breaker left the closed state meanwhile, where opossum's own `success` listener closes a
+   * half-open breaker) the `fire` and `success` events are emitted instead, and opossum counts them.
+   * Counted, a success keeps no latency sample; emitted, it keeps opossum's usual one, pushed into
+   * the window even with percentiles off (~1 MB per 100 000 calls within the window). Before the
+   * breaker exists, the success is kept for its turn of the window. The route's failing streak, if it
+   * had one, is over.
    */
   succeeded(response: AxiosResponse, endpoint: (() => string) | undefined): void {
-    countSuccess(this, response);
+    this.ok += 1;
+    // A route's success is a sibling's success to the origin's other failing routes.
+    if (this.parent !== undefined) this.parent.ok += 1;
+    const breaker = this.made;
+    if (breaker === undefined) {
+      const turn = this.maker.turn;
+      if (this.early === undefined) this.early = new SlotCounts(this.maker.buckets, turn);
+      else this.early.add(turn);
+    } else if (!this.observed && breaker.closed) {
+      this.bucket!.fires += 1;
+      this.bucket!.successes += 1;
+    } else {
+      breaker.emit('fire', NO_ARGS);
+      breaker.emit('success', response);
+    }
     if (this.failing !== undefined && endpoint !== undefined) this.routeSucceeded(endpoint());
   }
 
@@ -140,13 +162,6 @@ export class Guard {
     return most;
   }
 
-  /** Counts a success while there is no breaker, in the current turn of the window. */
-  countEarly(): void {
-    const turn = this.maker.turn;
-    if (this.early === undefined) this.early = new SlotCounts(this.maker.buckets, turn);
-    else this.early.add(turn);
-  }
-
   private make(): OriginBreaker {
     const { breaker, options } = this.maker.make(this);
     this.made = breaker;
@@ -183,33 +198,6 @@ interface FailingRoute {
 const FAILING_ROUTES_KEPT = 64;
 
 const NO_ARGS: unknown[] = [];
-
-/**
- * Counts one successful call that ran while the breaker was closed, as `fire` would have: a fire
- * and a success in the current bucket of opossum's window (which its `stats`, its volume threshold
- * and its open decision read). While nobody else listens, that is two increments; with a listener
- * (or if the breaker left the closed state meanwhile, where opossum's own `success` listener closes a
- * half-open breaker) the `fire` and `success` events are emitted instead, and opossum counts them.
- * Counted, a success keeps no latency sample; emitted, it keeps opossum's usual one, pushed into
- * the window even with percentiles off (~1 MB per 100 000 calls within the window).
- */
-function countSuccess(guard: Guard, response: AxiosResponse): void {
-  guard.ok += 1;
-  // A route's success is a sibling's success to the origin's other failing routes.
-  if (guard.parent !== undefined) guard.parent.ok += 1;
-  const breaker = guard.existing;
-  if (breaker === undefined) {
-    guard.countEarly();
-    return;
-  }
-  if (!guard.observed && breaker.closed) {
-    guard.bucket!.fires += 1;
-    guard.bucket!.successes += 1;
-    return;
-  }
-  breaker.emit('fire', NO_ARGS);
-  breaker.emit('success', response);
-}
 
 /**
  * Hands the final failure of a call that ran while the breaker was closed to opossum, through
