@@ -50,6 +50,12 @@ export class LocalBudget implements RetryBudgetLike {
     this.depositTotal += 1;
   }
 
+  /** Counts `count` first attempts made at `at` (earlier than any counted since: ones kept before the bucket was). */
+  depositAt(at: number, count: number): void {
+    this.deposits[this.slot(at)]! += count;
+    this.depositTotal += count;
+  }
+
   /** Takes one retry; `false` when the bucket is spent. */
   tryWithdraw(): boolean {
     // The slot first: it expires the old ones before what is available is counted.
@@ -120,8 +126,7 @@ export class LocalBudget implements RetryBudgetLike {
    * asks this once (its first attempt is a deposit), so until the current slot ends it is one clock
    * read and one comparison.
    */
-  private slot(): number {
-    const now = this.now();
+  private slot(now = this.now()): number {
     // A clock that steps back keeps writing into the newest slot.
     if (now < this.headEndsAt) return this.headIndex;
     const absolute = Math.floor(now / this.slotMs);

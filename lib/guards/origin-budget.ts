@@ -10,15 +10,13 @@ import type { BudgetSettings, RetryBudgetLike, RetryBudgetState } from '../types
  * The ratio needs every first attempt of the window, including those before the first retry, so
  * until then first attempts are kept as a count per slot of the budget's ring (`SlotCounts`, one
  * window of them). When the budget is made they are deposited into it at their
- * own slots (its clock is pointed at each slot in turn), so it holds exactly what a budget made on
- * the first call would hold: same refusals, same `state()`.
+ * own slots, a slot's count at once, so it holds exactly what a budget made on the first call would
+ * hold: same refusals, same `state()`.
  */
 export class OriginBudget implements RetryBudgetLike {
   private made: LocalBudget | undefined;
   /** First attempts before the budget exists, per slot of its ring (absolute: time ÷ slot length). */
   private early: SlotCounts | undefined;
-  /** While early deposits are handed over: the time the budget's clock reads. */
-  private replayAt: number | undefined;
 
   constructor(
     private readonly settings: BudgetSettings,
@@ -51,15 +49,11 @@ export class OriginBudget implements RetryBudgetLike {
   private budget(): LocalBudget {
     if (this.made !== undefined) return this.made;
     // A per-origin budget never has a store: the bucket alone.
-    const budget = new LocalBudget(this.settings, () => this.replayAt ?? this.now());
+    const budget = new LocalBudget(this.settings, this.now);
     const slotMs = this.settings.windowMs / BUDGET_SLOTS;
-    this.early?.forEach((slot, count) => {
-      // The middle of the slot, so float rounding cannot put it in a neighbour.
-      this.replayAt = (slot + 0.5) * slotMs;
-      for (let n = count; n > 0; n--) budget.deposit();
-    });
+    // At the middle of each slot, so float rounding cannot put them in a neighbour.
+    this.early?.forEach((slot, count) => budget.depositAt((slot + 0.5) * slotMs, count));
     this.early = undefined;
-    this.replayAt = undefined;
     this.made = budget;
     return budget;
   }
