@@ -11,6 +11,26 @@ describe('originOf', () => {
   ])('%s (base %s) is %s', (url, base, origin) => {
     expect(originOf(url, base)).toBe(origin);
   });
+
+  test('an empty baseURL is no origin, asked first in a fresh process too', () => {
+    jest.isolateModules(() => {
+      const fresh = jest.requireActual<typeof import('../../lib/policy/origin')>('../../lib/policy/origin');
+      expect(fresh.originOf('/x', '')).toBe('relative:');
+      expect(fresh.originOf(undefined, undefined)).toBe('relative:');
+    });
+  });
+
+  test('asked again, or in turn, each gives what it gave the first time (the last origin is kept)', () => {
+    for (let round = 0; round < 2; round++) {
+      expect(originOf('/x', '')).toBe('relative:');
+      expect(originOf('/x', 'https://a.test/v1')).toBe('https://a.test:443');
+      expect(originOf('/x', 'https://a.test/v1')).toBe('https://a.test:443');
+      expect(originOf('http://b.test/y', 'https://a.test/v1')).toBe('http://b.test:80');
+      expect(originOf('/x', undefined)).toBe('relative:');
+      expect(originOf('https://a.test/v1', undefined)).toBe('https://a.test:443');
+      expect(originOf('/x', '')).toBe('relative:');
+    }
+  });
 });
 
 describe('in a browser page', () => {

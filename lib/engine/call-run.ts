@@ -239,11 +239,6 @@ export interface Pushback {
 /** axios lower-cases the method; the decision table and the key settings speak upper case. */
 const UPPER = new Map(['get', 'post', 'put', 'patch', 'delete', 'head', 'options'].map((m) => [m, m.toUpperCase()]));
 
-function methodOf(config: InternalAxiosRequestConfig): string {
-  const method = config.method ?? 'get';
-  return UPPER.get(method) ?? method.toUpperCase();
-}
-
 /** Whether `origin`'s server is declared to dedupe the keys the plugin generates. */
 function dedupedAt(options: ResolvedOptions, origin: string): boolean {
   return options.idempotencyKey !== false && options.idempotencyKey.serverDedupes(origin);
@@ -263,7 +258,8 @@ export function startRun(
   shared: Shared,
 ): CallStart {
   const options = call.options;
-  const method = methodOf(config);
+  const lower = config.method ?? 'get';
+  const method = UPPER.get(lower) ?? lower.toUpperCase();
   const origin = destination(config);
   // A call the plugin does not key (a GET) is looked at for a key of the caller's only if it fails.
   if (keysCall(method, options, call.staleKey)) {

@@ -72,7 +72,8 @@ export class CallState implements RetryState {
  * retried by hand, and keeps its key.
  */
 export function beginCall(owner: object, options: ResolvedOptions, retry: unknown, previous: unknown): CallState {
-  const last = CallState.callOf(previous);
+  // Most configs are new: no `retryState` to look into.
+  const last = previous === undefined ? undefined : CallState.callOf(previous);
   const succeeded = last !== undefined && (previous as CallState).stopReason === undefined;
   return new CallState({
     owner,

@@ -138,7 +138,7 @@ export function readAnswer(
   // Nothing more to read without a rate-limit field or a wait: a success is looked at by name, once
   // (adapters hand names over in lower case), a failure in any case (`namesAWait`).
   if (fields === undefined || (ok ? !mayBeSpent && !hasAny(fields, WAIT_OR_RESOURCE) : !namesAWait(fields))) {
-    answer.throttle = answer.hintless = isThrottle(status, undefined, undefined);
+    answer.throttle = answer.hintless = !ok && isThrottle(status, undefined, undefined);
     return answer;
   }
   const read = headerReader(headers);

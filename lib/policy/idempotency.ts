@@ -58,7 +58,8 @@ export function keysCall(method: string, options: KeySettings, stale: string | u
  */
 export function callerKey(headers: AxiosHeaders, options: KeySettings): string | undefined {
   const header = keyHeader(options);
-  const existing: unknown = valueOf(headers, spelling(headers, header));
+  const name = spelling(headers, header);
+  const existing: unknown = name === undefined ? undefined : headers[name];
   return present(existing) ? validateKey('', `the ${header} header`, String(existing)) : undefined;
 }
 
@@ -66,10 +67,6 @@ export function callerKey(headers: AxiosHeaders, options: KeySettings): string |
 function keyHeader(options: KeySettings): string {
   const settings = options.idempotencyKey;
   return settings === false ? DEFAULT_HEADER : settings.header;
-}
-
-function valueOf(headers: AxiosHeaders, name: string | undefined): unknown {
-  return name === undefined ? undefined : headers[name];
 }
 
 /**
@@ -93,7 +90,7 @@ export function attachKey(
     return { key: options.pinnedKey, generated: false };
   }
   const name = spelling(headers, header);
-  const existing = valueOf(headers, name);
+  const existing: unknown = name === undefined ? undefined : headers[name];
   if (present(existing) && (stale === undefined || String(existing) !== stale)) {
     return { key: validateKey('', `the ${header} header`, String(existing)), generated: false };
   }

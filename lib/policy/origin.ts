@@ -6,7 +6,7 @@ const DEFAULT_PORTS: Record<string, string> = { http: '80', https: '443', ws: '8
 // Most clients call one origin over and over, usually as the same baseURL: the last string parsed and
 // its origin are kept, so a repeat costs a string compare, and budgets and breakers are looked up
 // with the very string object used last time.
-let lastText = '';
+let lastText: string | undefined;
 let lastOrigin = '';
 
 /** `scheme://host:port` of an absolute URL, or `undefined` for a relative one. */
@@ -44,6 +44,10 @@ export function pageOrigin(): string | undefined {
  */
 export function originOf(url: string | undefined, baseURL: string | undefined): string {
   // A URL without `://` ('/v1/x', 'v1/x', the usual url next to a baseURL) is relative: no regex.
-  const origin = url !== undefined && url.includes('://') ? absoluteOrigin(url) : undefined;
+  const absolute = url !== undefined && url.includes('://');
+  // The one-entry cache, looked at here first: the same URL or baseURL as last time.
+  const text = absolute ? url : baseURL;
+  if (text !== undefined && text === lastText) return lastOrigin;
+  const origin = absolute ? absoluteOrigin(url) : undefined;
   return origin ?? (baseURL === undefined ? undefined : absoluteOrigin(baseURL)) ?? pageOrigin() ?? 'relative:';
 }
