@@ -134,13 +134,16 @@ export function readAnswer(
   };
   const fields = headers !== null && typeof headers === 'object' ? (headers as Record<string, unknown>) : undefined;
   const ok = typeof status === 'number' && status < 400;
-  const mayBeSpent = fields !== undefined && dialects !== undefined && dialects.mayBeSpent(fields);
   // Nothing more to read without a rate-limit field or a wait: a success is looked at by name, once
   // (adapters hand names over in lower case), a failure in any case (`namesAWait`).
-  if (fields === undefined || (ok ? !mayBeSpent && !hasAny(fields, WAIT_OR_RESOURCE) : !namesAWait(fields))) {
+  const worthReading =
+    fields !== undefined &&
+    (ok ? hasAny(fields, WAIT_OR_RESOURCE) || dialects?.mayBeSpent(fields) === true : namesAWait(fields));
+  if (!worthReading) {
     answer.throttle = answer.hintless = !ok && isThrottle(status, undefined, undefined);
     return answer;
   }
+  const mayBeSpent = dialects !== undefined && dialects.mayBeSpent(fields);
   const read = headerReader(headers);
   answer.resource = read('x-ratelimit-resource')?.trim().toLowerCase() || undefined;
   // A 202 may say when to ask again, as a throttle does.
