@@ -1,7 +1,6 @@
-import axios, { getAdapter } from 'axios';
 import type { AxiosAdapter, InternalAxiosRequestConfig } from 'axios';
 import { isStream } from '../policy/classify';
-import { innerAdapter } from './chaos-mark';
+import { pinnedOverHttp } from './node-form';
 import { recorderFor } from './recording';
 import { typed } from '../policy/validate';
 import type { Recording } from './recording';
@@ -48,38 +47,6 @@ export function needsPreparing(data: unknown, retries: number): boolean {
   return isSpecFormData(data) || (retries > 0 && isStream(data));
 }
 
-let httpAdapter: AxiosAdapter | null | undefined;
-/** axios's own http adapter, when this build has one (Node). */
-function axiosHttpAdapter(): AxiosAdapter | null {
-  if (httpAdapter === undefined) {
-    try {
-      httpAdapter = getAdapter('http');
-    } catch {
-      httpAdapter = null;
-    }
-  }
-  return httpAdapter;
-}
-
-const BOUNDARY_ALPHABET = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_';
-
-const BOUNDARY_TAG = 'axios-resilience-boundary-';
-
-/**
- * A boundary for axios's http adapter to use on every attempt. It reads a caller's boundary with
- * `/boundary=([-_\w\d]{10,70})/`, so the boundary holds only those characters (no dots). It is as
- * long as the one axios draws (`axios-<VERSION>-boundary-` and 25 characters): the body, and so its
- * Content-Length, is then as long as plain axios's (a longer boundary made it 4 bytes longer per part).
- */
-function pinnedBoundary(): string {
-  const axiosLength = `axios-${axios.VERSION}-boundary-`.length + 25;
-  const bytes = new Uint8Array(Math.max(20, axiosLength - BOUNDARY_TAG.length));
-  globalThis.crypto.getRandomValues(bytes);
-  let tail = '';
-  for (const byte of bytes) tail += BOUNDARY_ALPHABET[byte % BOUNDARY_ALPHABET.length];
-  return BOUNDARY_TAG + tail;
-}
-
 /** The bytes a form holds, roughly (strings and Blob sizes): whether encoding it once fits the bound. */
 function formSize(form: FormData): number {
   let size = 0;
@@ -97,13 +64,7 @@ function formSize(form: FormData): number {
  */
 async function fixForm(config: InternalAxiosRequestConfig, base: AxiosAdapter, maxBytes: number): Promise<void> {
   const form = config.data as FormData;
-  if (innerAdapter(base) === axiosHttpAdapter()) {
-    // A boundary the caller set is axios's to keep; the plugin only pins one where axios would draw it.
-    if (!/boundary=/i.test(String(config.headers.getContentType() ?? ''))) {
-      config.headers.setContentType(`multipart/form-data; boundary=${pinnedBoundary()}`);
-    }
-    return;
-  }
+  if (pinnedOverHttp(config, base)) return;
   if (typeof Response !== 'function' || formSize(form) > maxBytes) return;
   const encoded = new Response(form);
   const type = encoded.headers.get('content-type');
