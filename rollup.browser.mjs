@@ -13,7 +13,8 @@
 //   app's calls each wait what their server asks, and pace together only on request;
 // - the rate-limit header dialects → a stand-in that reads none unless the `rateLimitHeaders` value
 //   brings them (`rateLimitHeaders()` from axios-resilience/rate-limit-headers), per plugin;
-// - Node stream recording → a lib/browser/ stand-in.
+// - Node stream recording, the multipart boundary pinned for axios's http adapter, and the
+//   accounting of a redirect follow-redirects reports → lib/browser/ stand-ins.
 //
 // Modules in lib/browser/ import the real ones (a capability entry brings the real hedging code),
 // so the swaps apply to every importer but those. All browser entries are built together: what
@@ -32,6 +33,8 @@ export const SWAPS = new Map([
   [lib('engine/chaos.ts'), lib('browser/chaos.ts')],
   [lib('policy/chaos-options.ts'), lib('browser/chaos-options.ts')],
   [lib('engine/node-recording.ts'), lib('browser/node-recording.ts')],
+  [lib('engine/node-form.ts'), lib('browser/node-form.ts')],
+  [lib('engine/redirects.ts'), lib('browser/redirects.ts')],
   [lib('policy/rate-limit-header-options.ts'), lib('browser/rate-limit-header-options.ts')],
   [lib('policy/rate-limit-options.ts'), lib('browser/rate-limit-options.ts')],
   [lib('engine/rate-gate.ts'), lib('browser/rate-gate.ts')],

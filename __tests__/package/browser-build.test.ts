@@ -75,10 +75,10 @@ async function inRealm<T>(routes: Record<string, Step[]>, body: string): Promise
 }
 
 describe('the default plugin', () => {
-  test('carries no opossum, events, uuid, hedging, fault injection, rate limiter, header dialects, Node stream recording or fleet budget store', async () => {
+  test('carries no opossum, events, uuid, hedging, fault injection, rate limiter, header dialects, Node stream recording, http-adapter form boundary, redirect accounting or fleet budget store', async () => {
     const { inputs } = await bundle(`import { retryPlugin } from './lib/index.ts'; self.p = retryPlugin;`);
     const carried = inputs.filter((file) =>
-      /node_modules\/(opossum|events|uuid)\/|lib\/(engine\/(hedge|chaos|chaos-outcome|node-recording|rate-gate)|policy\/(hedge-options|chaos-options|rate-limit-dialects|rate-limit-options)|guards\/(budget|store-health|rate-limiter|rate-limiters|rate-rule|turn-queue))\.ts$/.test(
+      /node_modules\/(opossum|events|uuid)\/|lib\/(engine\/(hedge|chaos|chaos-outcome|node-recording|node-form|redirects|rate-gate)|policy\/(hedge-options|chaos-options|rate-limit-dialects|rate-limit-options)|guards\/(budget|store-health|rate-limiter|rate-limiters|rate-rule|turn-queue))\.ts$/.test(
         file,
       ),
     );

@@ -91,8 +91,8 @@ export class CallRun extends CallStart {
   readonly token: RetryToken;
   readonly body: BodyPlan;
 
-  /** The origin a followed redirect ended at, when the call is accounted there (`answeredAt`). */
-  private accountedAt: string | undefined;
+  /** The origin a followed redirect ended at, when the call is accounted there (`engine/redirects.ts`). */
+  accountedAt: string | undefined;
   /** The attempt being retried: a failure, or a response `shouldRetry` asked to retry. */
   last: Attempt | undefined;
   /** Retries planned so far (0 before the first). */
@@ -155,28 +155,8 @@ export class CallRun extends CallStart {
     return this.gate.enter() ? undefined : { how: 'breaker' };
   }
 
-  /**
-   * An attempt was answered by another origin than it was sent to (a redirect the adapter
-   * followed, `answeredBy` in `route.ts`): from now on the call is accounted there — its outcome to that
-   * origin's breaker, its retries to that origin's budget. The origin that redirected counts nothing:
-   * it answered. Retries are still sent where the config says (and redirected again).
-   */
-  answeredAt(origin: string): void {
-    if (origin === (this.accountedAt ?? this.route.origin)) return;
-    let route: Route;
-    try {
-      route = routeTo(origin, this.config, this.shared, this.state, this.options, this.endpoint);
-    } catch {
-      // breaker.key() threw for the origin that answered: the call stays accounted where it was sent.
-      return;
-    }
-    this.accountedAt = origin;
-    this.gate.left(undefined);
-    this.gate = this.gateFor(route, true);
-    void this.token.moveTo(route.budget);
-  }
-
-  private gateFor(route: Route, counted: boolean): BreakerGate {
+  /** The call's passage through `route`'s breaker; `counted`: its first attempt was counted there already. */
+  gateFor(route: Route, counted: boolean): BreakerGate {
     return new BreakerGate(
       route.guard,
       this.shared.breakers,

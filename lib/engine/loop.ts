@@ -14,7 +14,7 @@ import { finish } from './outcome';
 import { plan } from './plan';
 import { askedWaitMs } from './pushback';
 import { gateWait, observe, takeTurn } from './rate-gate';
-import { answeredBy } from './route';
+import { accountAt, answeredBy } from './redirects';
 import type { Wait } from './plan';
 import { halt } from './stop';
 import type { Halt } from './stop';
@@ -58,7 +58,7 @@ async function loop(run: CallRun, first: Attempt | undefined): Promise<AxiosResp
   for (;;) {
     if ('halt' in attempt) return finish(run, halt(run, attempt.halt));
     const answeredAt = answeredBy(attempt, run.origin);
-    if (answeredAt !== undefined) run.answeredAt(answeredAt);
+    if (answeredAt !== undefined) accountAt(run, answeredAt);
     // Each answer is read once; the gate, the judge and the plan read that.
     const answer = run.read(attempt);
     if (attempt.error !== undefined) run.gate.attemptFailed(attempt.error);

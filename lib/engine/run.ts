@@ -7,7 +7,7 @@ import type { CallStart } from './call-run';
 import type { Shared } from './context';
 import { continueAfter, runAttempts } from './loop';
 import { activeLimiter, noteSuccess } from './rate-gate';
-import { answeredBy, guardAt } from './route';
+import { answeredBy, guardAt } from './redirects';
 
 /**
  * The engine's entry: one logical call over `base`, the caller's adapter. Request and response
@@ -61,13 +61,12 @@ function firstAttempt(run: CallStart): Promise<AxiosResponse> {
     // A custom adapter that throws instead of rejecting.
     return retry(error);
   }
-  const { shared } = run;
   return sent.then((response) => {
     noteSuccess(run, response);
     if (guard === undefined) return response;
     // Answered by the origin a redirect ended at: its breaker counts the success.
     const answeredAt = answeredBy({ response }, run.route.origin);
-    const counter = answeredAt === undefined ? guard : guardAt(answeredAt, run.config, shared);
+    const counter = answeredAt === undefined ? guard : guardAt(run, answeredAt);
     counter?.succeeded(response, run.endpoint);
     return response;
   }, retry);

@@ -1,0 +1,74 @@
+import type { Guard } from '../guards/breaker';
+import { parseOrigin } from '../policy/origin';
+import type { CallRun, CallStart } from './call-run';
+import { routeTo } from './route';
+import type { Route } from './route';
+
+/**
+ * A redirect followed to another origin: the call is accounted where it was answered. Node's http
+ * adapter (follow-redirects) names the last URL on the response (`request.res.responseUrl`) and on a
+ * transport error's request (`_currentUrl`); the call's outcome then goes to that origin's breaker
+ * and its retries to that origin's budget, not to the origin that only redirected it. The fetch and
+ * xhr adapters do not say where they were redirected: a call through them stays with the origin it
+ * was sent to, and the browser build carries `browser/redirects.ts` instead.
+ */
+
+/** The origin that answered an attempt sent to `sentTo`, when a redirect ended at another one; else `undefined`. */
+export function answeredBy(outcome: { response?: unknown; error?: unknown }, sentTo: string): string | undefined {
+  const holder = (outcome.response ?? outcome.error) as
+    { request?: LastRequest | null; response?: { request?: LastRequest | null } } | null | undefined;
+  const request = holder?.response?.request ?? holder?.request;
+  const url = request?.res?.responseUrl ?? request?._currentUrl;
+  if (typeof url !== 'string' || startsWithOrigin(url, sentTo)) return undefined;
+  // `sentTo` names a default port (`https://host:443`) that a URL leaves out.
+  const port = sentTo.slice(sentTo.lastIndexOf(':'));
+  const bare = sentTo.slice(0, -port.length);
+  if ((port === ':443' || port === ':80') && startsWithOrigin(url, bare)) return undefined;
+  const origin = parseOrigin(url);
+  return origin === sentTo ? undefined : origin;
+}
+
+/** `url` is at `origin` (a string test, before any parsing: this runs on every answer). */
+function startsWithOrigin(url: string, origin: string): boolean {
+  if (!url.startsWith(origin)) return false;
+  const next = url.charCodeAt(origin.length);
+  // End, '/', '?' or '#': not a longer host or port that begins the same.
+  return Number.isNaN(next) || next === 47 || next === 63 || next === 35;
+}
+
+/** What follow-redirects leaves on a request. */
+interface LastRequest {
+  res?: { responseUrl?: unknown };
+  _currentUrl?: unknown;
+}
+
+/** The breaker of `origin`, where a first attempt's success was answered; `undefined` when `breaker.key()` throws. */
+export function guardAt(run: CallStart, origin: string): Guard | undefined {
+  const { shared, config } = run;
+  try {
+    return shared.breakers?.for(shared.breakerKey === undefined ? origin : shared.breakerKey(config, origin));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * An attempt of the loop was answered by `origin`, another than it was sent to: the call is
+ * accounted there from now on — its outcome to that origin's breaker, its retries to that origin's
+ * budget. The origin that redirected counts nothing: it answered. Retries are still sent where the
+ * config says (and redirected again).
+ */
+export function accountAt(run: CallRun, origin: string): void {
+  if (origin === (run.accountedAt ?? run.route.origin)) return;
+  let route: Route;
+  try {
+    route = routeTo(origin, run.config, run.shared, run.state, run.options, run.endpoint);
+  } catch {
+    // breaker.key() threw for the origin that answered: the call stays accounted where it was sent.
+    return;
+  }
+  run.accountedAt = origin;
+  run.gate.left(undefined);
+  run.gate = run.gateFor(route, true);
+  void run.token.moveTo(route.budget);
+}
