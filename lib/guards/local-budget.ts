@@ -50,7 +50,7 @@ export class LocalBudget implements RetryBudgetLike {
     this.depositTotal += 1;
   }
 
-  /** Counts `count` first attempts made at `at` (earlier than any counted since: ones kept before the bucket was). */
+  /** Counts `count` first attempts made at `at`: those an origin kept before its bucket was made, handed over oldest first. */
   depositAt(at: number, count: number): void {
     this.deposits[this.slot(at)]! += count;
     this.depositTotal += count;

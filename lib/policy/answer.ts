@@ -77,7 +77,7 @@ function hasAny(fields: Record<string, unknown>, names: readonly string[]): bool
  * `ratelimit` or `retry` in its name (`Retry-After`, `retry-after-ms`, `x-should-retry`,
  * `Stripe-Should-Retry`, each dialect's). A 503 without one is read no further.
  */
-function namesAWait(fields: Record<string, unknown>): boolean {
+function hasFieldToRead(fields: Record<string, unknown>): boolean {
   const names = Object.keys(fields);
   for (let i = 0; i < names.length; i++) {
     const name = names[i]!.toLowerCase();
@@ -135,10 +135,10 @@ export function readAnswer(
   const fields = headers !== null && typeof headers === 'object' ? (headers as Record<string, unknown>) : undefined;
   const ok = typeof status === 'number' && status < 400;
   // Nothing more to read without a rate-limit field or a wait: a success is looked at by name, once
-  // (adapters hand names over in lower case), a failure in any case (`namesAWait`).
+  // (adapters hand names over in lower case), a failure in any case (`hasFieldToRead`).
   const worthReading =
     fields !== undefined &&
-    (ok ? hasAny(fields, WAIT_OR_RESOURCE) || dialects?.mayBeSpent(fields) === true : namesAWait(fields));
+    (ok ? hasAny(fields, WAIT_OR_RESOURCE) || dialects?.mayBeSpent(fields) === true : hasFieldToRead(fields));
   if (!worthReading) {
     answer.throttle = answer.hintless = !ok && isThrottle(status, undefined, undefined);
     return answer;
