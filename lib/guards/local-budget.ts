@@ -44,14 +44,11 @@ export class LocalBudget implements RetryBudgetLike {
     this.reserve = (options.minPerSecond * options.windowMs) / 1000;
   }
 
-  /** Counts a first attempt. */
-  deposit(): void {
-    this.deposits[this.slot()]! += 1;
-    this.depositTotal += 1;
-  }
-
-  /** Counts `count` first attempts made at `at`: those an origin kept before its bucket was made, handed over oldest first. */
-  depositAt(at: number, count: number): void {
+  /**
+   * Counts a first attempt, now; or `count` of them made at `at`: those an origin kept before its
+   * bucket was made, handed over oldest first.
+   */
+  deposit(count = 1, at?: number): void {
     this.deposits[this.slot(at)]! += count;
     this.depositTotal += count;
   }

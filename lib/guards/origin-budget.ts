@@ -52,7 +52,7 @@ export class OriginBudget implements RetryBudgetLike {
     const budget = new LocalBudget(this.settings, this.now);
     const slotMs = this.settings.windowMs / BUDGET_SLOTS;
     // At the middle of each slot, so float rounding cannot put them in a neighbour.
-    this.early?.forEach((slot, count) => budget.depositAt((slot + 0.5) * slotMs, count));
+    this.early?.forEach((slot, count) => budget.deposit(count, (slot + 0.5) * slotMs));
     this.early = undefined;
     this.made = budget;
     return budget;

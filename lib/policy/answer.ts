@@ -134,16 +134,14 @@ export function readAnswer(
   };
   const fields = headers !== null && typeof headers === 'object' ? (headers as Record<string, unknown>) : undefined;
   const ok = typeof status === 'number' && status < 400;
-  // Nothing more to read without a rate-limit field or a wait: a success is looked at by name, once
-  // (adapters hand names over in lower case), a failure in any case (`hasFieldToRead`).
-  const worthReading =
-    fields !== undefined &&
-    (ok ? hasAny(fields, WAIT_OR_RESOURCE) || dialects?.mayBeSpent(fields) === true : hasFieldToRead(fields));
-  if (!worthReading) {
+  // Nothing more to read without a rate-limit field or a wait: a failure is looked at by its names, in
+  // any case (`hasFieldToRead`); a success by name, once (adapters hand names over in lower case).
+  if (fields === undefined || (!ok && !hasFieldToRead(fields))) {
     answer.throttle = answer.hintless = !ok && isThrottle(status, undefined, undefined);
     return answer;
   }
   const mayBeSpent = dialects !== undefined && dialects.mayBeSpent(fields);
+  if (ok && !mayBeSpent && !hasAny(fields, WAIT_OR_RESOURCE)) return answer;
   const read = headerReader(headers);
   answer.resource = read('x-ratelimit-resource')?.trim().toLowerCase() || undefined;
   // A 202 may say when to ask again, as a throttle does.
