@@ -10,22 +10,14 @@ import { join } from 'node:path';
 import { setupServer } from 'msw/node';
 import { useNock } from '../support/nock-helpers';
 import { EXPECTED, SEQUENCE, retryAfterDate, titleOf } from '../support/fake-timer-pairs/scenario';
-import type { RunnerTimers } from '../support/fake-timer-pairs/scenario';
 
 useNock();
 const msw = setupServer();
 
-const jestTimers: RunnerTimers = {
-  install: (now) => void jest.useFakeTimers({ now }),
-  advance: async (ms) => void (await jest.advanceTimersByTimeAsync(ms)),
-  timerCount: () => jest.getTimerCount(),
-  uninstall: () => void jest.useRealTimers(),
-};
-
 describe('jest fake timers, a new plugin per test, each mock after each other one', () => {
   SEQUENCE.forEach((kind, index) => {
     test(titleOf(index), async () => {
-      expect(await retryAfterDate(kind, index, jestTimers, msw)).toEqual(EXPECTED);
+      expect(await retryAfterDate(kind, index, jest, msw)).toEqual(EXPECTED);
     });
   });
 });

@@ -3,7 +3,6 @@ import { setupServer } from 'msw/node';
 import nock from 'nock';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { EXPECTED, SEQUENCE, retryAfterDate, titleOf } from './scenario';
-import type { RunnerTimers } from './scenario';
 
 const msw = setupServer();
 beforeAll(() => nock.disableNetConnect());
@@ -13,17 +12,10 @@ afterAll(() => {
   nock.restore();
 });
 
-const vitestTimers: RunnerTimers = {
-  install: (now) => void vi.useFakeTimers({ now }),
-  advance: async (ms) => void (await vi.advanceTimersByTimeAsync(ms)),
-  timerCount: () => vi.getTimerCount(),
-  uninstall: () => void vi.useRealTimers(),
-};
-
 describe('vitest fake timers, a new plugin per test, each mock after each other one', () => {
   SEQUENCE.forEach((kind, index) => {
     test(titleOf(index), async () => {
-      expect(await retryAfterDate(kind, index, vitestTimers, msw)).toEqual(EXPECTED);
+      expect(await retryAfterDate(kind, index, vi, msw)).toEqual(EXPECTED);
     });
   });
 });

@@ -33,18 +33,18 @@ export function titleOf(index: number): string {
   return `${index + 1}. ${SEQUENCE[index]} (${after}): the retry goes out when this test's clock reaches Retry-After`;
 }
 
-/** What a test runner's fake timers give a scenario: jest's or vitest's, reduced to four calls. */
-export interface RunnerTimers {
-  install(now: number): void;
-  advance(ms: number): Promise<void>;
-  timerCount(): number;
-  uninstall(): void;
+/** The fake-timer calls of a test runner that a scenario makes: `jest` and vitest's `vi` both have them. */
+export interface FakeTimerRunner {
+  useFakeTimers(config: { now: number }): unknown;
+  advanceTimersByTimeAsync(ms: number): Promise<unknown>;
+  getTimerCount(): number;
+  useRealTimers(): unknown;
 }
 
 /** The wait the server asks for, as an HTTP date this far past the test's fake now. */
 export const SERVER_WAIT_MS = 2_000;
 /** Turns of the fake clock (each also one turn of the real event loop) an answer may take to arrive. */
-const IO_TURNS = 200;
+const IO_TURNS = 1_000;
 
 /** Each test's fake clock starts on a day of its own: a clock left over from an earlier test is a day or more off. */
 export const startOf = (index: number): number => Date.UTC(2026, 0, 1 + index, 12);
@@ -64,23 +64,17 @@ function answerFor(count: number, start: number): { status: number; headers: Rec
 }
 
 function arrange(kind: MockKind, http: AxiosInstance, url: string, start: number, msw: SetupServer): Arranged {
-  let received = 0;
-  const answer = () => answerFor(++received, start);
+  const arranged = { received: 0, done: (): void => undefined };
+  const answer = () => answerFor(++arranged.received, start);
   if (kind === 'axios-mock-adapter') {
     const mock = new MockAdapter(http);
     mock.onGet(url).reply(() => {
       const { status, headers, body } = answer();
       return [status, body, headers];
     });
-    return {
-      get received() {
-        return received;
-      },
-      done: () => mock.restore(),
-    };
-  }
-  const { origin, pathname } = new URL(url);
-  if (kind === 'nock') {
+    arranged.done = () => mock.restore();
+  } else if (kind === 'nock') {
+    const { origin, pathname } = new URL(url);
     nock(origin)
       .get(pathname)
       .times(2)
@@ -88,33 +82,24 @@ function arrange(kind: MockKind, http: AxiosInstance, url: string, start: number
         const { status, headers, body } = answer();
         return [status, body, headers];
       });
-    return {
-      get received() {
-        return received;
-      },
-      done: () => nock.cleanAll(),
+    arranged.done = () => nock.cleanAll();
+  } else {
+    // nock and msw each patch node:http, nock first; so msw listens only for its own tests, with nock off.
+    nock.restore();
+    msw.listen({ onUnhandledRequest: 'error' });
+    msw.use(
+      mswHttp.get(url, () => {
+        const { status, headers, body } = answer();
+        return new HttpResponse(body, { status, headers });
+      }),
+    );
+    arranged.done = () => {
+      msw.resetHandlers();
+      msw.close();
+      nock.activate();
     };
   }
-  // nock and msw each patch node:http, nock first; so msw listens only for its own tests, with nock off.
-  nock.restore();
-  msw.listen({ onUnhandledRequest: 'error' });
-  msw.use(
-    mswHttp.get(url, () => {
-      const { status, headers, body } = answer();
-      return new HttpResponse(body, { status, headers });
-    }),
-  );
-  const done = (): void => {
-    msw.resetHandlers();
-    msw.close();
-    nock.activate();
-  };
-  return {
-    get received() {
-      return received;
-    },
-    done,
-  };
+  return arranged;
 }
 
 /** What a user sees of one test: requests the mock received before and at the date, the answer, the waits, timers left. */
@@ -136,8 +121,8 @@ export const EXPECTED: Outcome = {
 };
 
 /** Moves the fake clock by 0 ms (a turn of the real event loop and what is due) until `done`, at most `IO_TURNS` times. */
-async function turns(timers: RunnerTimers, done: () => boolean): Promise<void> {
-  for (let i = 0; i < IO_TURNS && !done(); i++) await timers.advance(0);
+async function turns(timers: FakeTimerRunner, done: () => boolean): Promise<void> {
+  for (let i = 0; i < IO_TURNS && !done(); i++) await timers.advanceTimersByTimeAsync(0);
 }
 
 /**
@@ -149,11 +134,11 @@ async function turns(timers: RunnerTimers, done: () => boolean): Promise<void> {
 export async function retryAfterDate(
   kind: MockKind,
   index: number,
-  timers: RunnerTimers,
+  timers: FakeTimerRunner,
   msw: SetupServer,
 ): Promise<Outcome> {
   const start = startOf(index);
-  timers.install(start);
+  timers.useFakeTimers({ now: start });
   const plugin = retryPlugin({ random: () => 0.5 });
   const http = axios.create();
   plugin.install(http);
@@ -170,9 +155,9 @@ export async function retryAfterDate(
   void call.finally(() => (settled = true));
   try {
     await turns(timers, () => planned);
-    await timers.advance(SERVER_WAIT_MS - 1);
+    await timers.advanceTimersByTimeAsync(SERVER_WAIT_MS - 1);
     const receivedBeforeTheDate = mock.received;
-    await timers.advance(1);
+    await timers.advanceTimersByTimeAsync(1);
     await turns(timers, () => settled);
     const receivedAtTheDate = mock.received;
     await plugin.close();
@@ -183,11 +168,11 @@ export async function retryAfterDate(
       receivedAtTheDate,
       status: response?.status,
       delaysMs: response?.config.retryState?.delaysMs,
-      timersLeftAfterClose: timers.timerCount(),
+      timersLeftAfterClose: timers.getTimerCount(),
     };
   } finally {
     await plugin.close();
     mock.done();
-    timers.uninstall();
+    timers.useRealTimers();
   }
 }
