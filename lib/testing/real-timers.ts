@@ -5,9 +5,10 @@ import * as timers from 'node:timers';
  * are installed. jest, vitest and @sinonjs/fake-timers replace the globals; @sinonjs/fake-timers
  * installed on Node's real global also replaces the exports of `node:timers` (jest's fake timers
  * fake a test file's own global, which never does; vitest's bundled copy cannot reach `node:timers`).
- * So the functions are taken when this module loads, normally before any test fakes anything,
- * and at each use the first that is not a fake is chosen; a fake made by @sinonjs/fake-timers (the
- * engine of all three) carries its `clock`, which keeps the function it replaced.
+ * Both are read at each use, never kept: a function taken under one test's fake clock would outlive
+ * that clock. A fake made by @sinonjs/fake-timers (the engine of all three) carries its `clock`,
+ * which keeps the function it replaced as `_<name>`; that may be an earlier clock's fake, so the
+ * chain is followed to the real one.
  */
 
 type Immediate = (callback: () => void) => unknown;
@@ -17,20 +18,21 @@ interface MaybeFake {
   clock?: Record<string, unknown>;
 }
 
-const atLoad = {
-  setImmediate: [timers.setImmediate, globalThis.setImmediate] as unknown[],
-  setTimeout: [timers.setTimeout, globalThis.setTimeout] as unknown[],
-};
+/** How many fakes may stand on one another before the chain is taken for a loop. */
+const MAX_FAKES = 10;
 
 const isFake = (fn: unknown): boolean => typeof (fn as MaybeFake | undefined)?.clock === 'object';
 
+/** `fn` if it is real, else the function its fake clock replaced, followed down to a real one. */
+function unfaked(fn: unknown, name: string): unknown {
+  for (let depth = 0; depth < MAX_FAKES && isFake(fn); depth++) fn = (fn as MaybeFake).clock?.[`_${name}`];
+  return typeof fn === 'function' && !isFake(fn) ? fn : undefined;
+}
+
 function real<T>(name: 'setImmediate' | 'setTimeout'): T {
-  const now = [timers[name], globalThis[name]] as unknown[];
-  for (const fn of [...atLoad[name], ...now]) if (typeof fn === 'function' && !isFake(fn)) return fn as T;
-  // Every copy is a fake: the clock that made it keeps the original as `_<name>`.
-  for (const fn of now) {
-    const original = (fn as MaybeFake).clock?.[`_${name}`];
-    if (typeof original === 'function' && !isFake(original)) return original as T;
+  for (const fn of [timers[name], globalThis[name]]) {
+    const found = unfaked(fn, name);
+    if (found !== undefined) return found as T;
   }
   throw new Error(`axios-resilience/testing: cannot find the real ${name} under these fake timers`);
 }
