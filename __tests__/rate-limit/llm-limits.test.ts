@@ -6,7 +6,8 @@
  * (`retryState.delaysMs`) and that the retry is not refused again.
  */
 import type { AxiosResponse } from 'axios';
-import { client, closePlugins, fake, realTick } from '../support/helpers';
+import { settle } from '../support/fake-clock';
+import { client, closePlugins, fake } from '../support/helpers';
 import { serverPerTest } from '../support/test-server';
 
 const t = serverPerTest();
@@ -15,20 +16,6 @@ afterEach(closePlugins);
 /** 2026-12-04 06:00:00.000 UTC: a whole second (Anthropic's resets are whole seconds). */
 const NOW = Date.UTC(2026, 11, 4, 6, 0, 0);
 const MINUTE = 60_000;
-
-/** Settles `call`, running real I/O and moving the fake clock on `stepMs` at a time; bounded. */
-async function settle<T>(call: Promise<T>, stepMs = 5, maxMs = 60_000): Promise<T> {
-  let done = false;
-  call.then(
-    () => (done = true),
-    () => (done = true),
-  );
-  for (let waited = 0; !done && waited <= maxMs; waited += stepMs) {
-    for (let i = 0; i < 3; i++) await realTick();
-    if (!done) await jest.advanceTimersByTimeAsync(stepMs);
-  }
-  return call;
-}
 
 /** A bucket of `limit` a minute, refilled continuously, holding `level` at the start. */
 class Bucket {
@@ -149,44 +136,40 @@ function llmServer(vendor: Vendor, c: Case): { refusals: () => number } {
   return { refusals: () => refusals };
 }
 
+/** The limits of the vendors' docs and tiers, both buckets whole: OpenAI's example 60 RPM, 150,000 TPM; Anthropic's 50 RPM, 30,000 ITPM. */
+const OPENAI_FULL = { rpm: 60, tpm: 150_000, requestsLeft: 60, tokensLeft: 150_000 };
+const ANTHROPIC_FULL = { rpm: 50, tpm: 30_000, requestsLeft: 50, tokensLeft: 30_000 };
+
 const cases: Array<[string, Vendor, Case]> = [
-  // The docs' example: 60 a minute, `reset-requests: 1s`; today's 20 ms wait was refused again.
+  // The docs' example: 60 a minute, `reset-requests: 1s`; the reset ÷ the limit (17 ms) was refused again.
   [
     'RPM spent, reset as the docs show it (`1s`)',
     OPENAI,
-    { rpm: 60, tpm: 150_000, requestsLeft: 0, tokensLeft: 150_000, style: 'next', delayMs: 1000 },
+    { ...OPENAI_FULL, requestsLeft: 0, style: 'next', delayMs: 1000 },
   ],
-  [
-    'RPM spent, reset when whole (`1m0s`)',
-    OPENAI,
-    { rpm: 60, tpm: 150_000, requestsLeft: 0, tokensLeft: 150_000, style: 'whole', delayMs: 1000 },
-  ],
+  ['RPM spent, reset when whole (`1m0s`)', OPENAI, { ...OPENAI_FULL, requestsLeft: 0, style: 'whole', delayMs: 1000 }],
   // Requests left (remaining 59), tokens spent: a request's share of the minute (the backoff was refused).
-  [
-    'TPM spent, requests left',
-    OPENAI,
-    { rpm: 60, tpm: 150_000, requestsLeft: 60, tokensLeft: 0, style: 'whole', delayMs: 1000 },
-  ],
+  ['TPM spent, requests left', OPENAI, { ...OPENAI_FULL, tokensLeft: 0, style: 'whole', delayMs: 1000 }],
   [
     'RPM spent, no retry-after, reset at the next request',
     ANTHROPIC,
-    { rpm: 50, tpm: 30_000, requestsLeft: 0, tokensLeft: 30_000, style: 'next', delayMs: 1200 },
+    { ...ANTHROPIC_FULL, requestsLeft: 0, style: 'next', delayMs: 1200 },
   ],
   [
     'input tokens spent, requests left, no retry-after',
     ANTHROPIC,
-    { rpm: 50, tpm: 30_000, requestsLeft: 50, tokensLeft: 0, style: 'whole', delayMs: 1200 },
+    { ...ANTHROPIC_FULL, tokensLeft: 0, style: 'whole', delayMs: 1200 },
   ],
   // Anthropic sends retry-after on its 429s: the server's wait wins.
   [
     'RPM spent, with retry-after',
     ANTHROPIC,
-    { rpm: 50, tpm: 30_000, requestsLeft: 0, tokensLeft: 30_000, style: 'whole', retryAfter: true, delayMs: 2000 },
+    { ...ANTHROPIC_FULL, requestsLeft: 0, style: 'whole', retryAfter: true, delayMs: 2000 },
   ],
   [
     'input tokens spent, with retry-after',
     ANTHROPIC,
-    { rpm: 50, tpm: 30_000, requestsLeft: 50, tokensLeft: 0, style: 'whole', retryAfter: true, delayMs: 1000 },
+    { ...ANTHROPIC_FULL, tokensLeft: 0, style: 'whole', retryAfter: true, delayMs: 1000 },
   ],
 ];
 
