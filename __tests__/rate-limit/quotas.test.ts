@@ -5,7 +5,8 @@
  */
 import type { AxiosError, AxiosResponse } from 'axios';
 import type { RetryEvent, RetryPluginOptions, RetryState } from '../../lib';
-import { client, closePlugins, fake, realTick, rejection } from '../support/helpers';
+import { settle } from '../support/fake-clock';
+import { client, closePlugins, fake, rejection } from '../support/helpers';
 import { serverPerTest } from '../support/test-server';
 import type { Handler } from '../support/test-server';
 
@@ -17,23 +18,6 @@ const NOW = Date.UTC(2026, 11, 4, 6, 0, 0);
 const HOUR = 3_600_000;
 
 const stateOf = (error: unknown): RetryState => (error as AxiosError).config!.retryState!;
-
-/**
- * Settles `call`, running real I/O and moving the fake clock on `stepMs` at a time (a wait of the
- * plugin's ends only when the clock reaches it); bounded.
- */
-async function settle<T>(call: Promise<T>, stepMs = 5, maxMs = 120_000): Promise<T> {
-  let done = false;
-  call.then(
-    () => (done = true),
-    () => (done = true),
-  );
-  for (let waited = 0; !done && waited <= maxMs; waited += stepMs) {
-    for (let i = 0; i < 3; i++) await realTick();
-    if (!done) await jest.advanceTimersByTimeAsync(stepMs);
-  }
-  return call;
-}
 
 /** Answers in one quota dialect: `spent` says no request is left until `resetAt` (epoch ms). */
 type Dialect = (remaining: number, resetAt: number, limit: number) => Record<string, string>;

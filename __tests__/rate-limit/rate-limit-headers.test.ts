@@ -125,8 +125,79 @@ describe("OpenAI's fields: a reset is a duration until the whole quota is back",
       }),
       NOW,
     );
-    expect(hint).toEqual({ remaining: 0, resetMs: 60_000, quota: 500, replenishes: true });
+    expect(hint).toEqual({ remaining: 0, resetMs: 60_000, quota: 500, windowMs: 60_000, replenishes: true });
     expect(spentForMs(hint)).toBe(120);
+    // The limit is per minute: the policy's rate is 500 a minute.
+    expect(policyRate(hint)).toBeCloseTo(500 / 60);
+  });
+
+  test.each<[string, string, string, number]>([
+    // The docs' example: 60 a minute, whole again in `1s`: a request is back in a second, not 1/60 of one.
+    ['60', '0', '1s', 1000],
+    ['60', '0', '1m0s', 1000],
+    // Whole again later than a minute: the reset's own rate is the slower, 6 min ÷ 500.
+    ['500', '0', '6m0s', 720],
+    // Never later than the reset.
+    ['60', '0', '20ms', 20],
+  ])('limit %s, remaining %s, reset %s: the next request is free in %i ms', (limit, remaining, reset, ms) => {
+    const hint = parseRateLimitHeaders(
+      headers({
+        'x-ratelimit-limit-requests': limit,
+        'x-ratelimit-remaining-requests': remaining,
+        'x-ratelimit-reset-requests': reset,
+      }),
+      NOW,
+    );
+    expect(spentForMs(hint)).toBe(ms);
+  });
+
+  test.each<[string, Record<string, string>, number | undefined]>([
+    [
+      'tokens spent, requests left (the docs’ example values): a request’s share of the tokens’ refill',
+      {
+        'x-ratelimit-remaining-requests': '59',
+        'x-ratelimit-remaining-tokens': '0',
+        'x-ratelimit-reset-tokens': '6m0s',
+      },
+      6000,
+    ],
+    [
+      'tokens spent in a minute’s bucket: a request’s share of the minute',
+      {
+        'x-ratelimit-remaining-requests': '59',
+        'x-ratelimit-remaining-tokens': '0',
+        'x-ratelimit-reset-tokens': '1m0s',
+      },
+      1000,
+    ],
+    [
+      'both spent: the later of the two',
+      {
+        'x-ratelimit-remaining-requests': '0',
+        'x-ratelimit-remaining-tokens': '0',
+        'x-ratelimit-reset-tokens': '6m0s',
+      },
+      6000,
+    ],
+    [
+      'tokens left: the requests decide',
+      {
+        'x-ratelimit-remaining-requests': '59',
+        'x-ratelimit-remaining-tokens': '149984',
+        'x-ratelimit-reset-tokens': '6m0s',
+      },
+      undefined,
+    ],
+  ])('OpenAI, 60 requests and 150000 tokens a minute, %s', (_name, fields, ms) => {
+    const read = headers({
+      'x-ratelimit-limit-requests': '60',
+      'x-ratelimit-limit-tokens': '150000',
+      'x-ratelimit-reset-requests': '1s',
+      ...fields,
+    });
+    const hint = parseRateLimitHeaders(read, NOW);
+    expect(spentForMs(hint)).toBe(ms);
+    expect(policyRate(hint)).toBe(1);
   });
 
   test('without the limit, the whole reset', () => {
@@ -148,8 +219,28 @@ describe("Anthropic's fields: a reset is an RFC 3339 time", () => {
       }),
       NOW,
     );
-    expect(hint).toEqual({ remaining: 0, resetMs: 30_000, quota: 50, replenishes: true });
-    expect(spentForMs(hint)).toBe(600);
+    expect(hint).toEqual({ remaining: 0, resetMs: 30_000, quota: 50, windowMs: 60_000, replenishes: true });
+    // 50 a minute: one request's share of the minute, 1.2 s (within the reset).
+    expect(spentForMs(hint)).toBe(1200);
+  });
+
+  test('spent input tokens, requests left: a request’s share of the minute, never later than the latest spent reset', () => {
+    const hint = parseRateLimitHeaders(
+      headers({
+        'anthropic-ratelimit-requests-limit': '50',
+        'anthropic-ratelimit-requests-remaining': '49',
+        'anthropic-ratelimit-requests-reset': new Date(NOW + 1_200).toISOString(),
+        'anthropic-ratelimit-input-tokens-limit': '30000',
+        'anthropic-ratelimit-input-tokens-remaining': '0',
+        'anthropic-ratelimit-input-tokens-reset': new Date(NOW + 800).toISOString(),
+        'anthropic-ratelimit-output-tokens-limit': '8000',
+        'anthropic-ratelimit-output-tokens-remaining': '8000',
+        'anthropic-ratelimit-output-tokens-reset': new Date(NOW + 60_000).toISOString(),
+      }),
+      NOW,
+    );
+    expect(hint).toMatchObject({ remaining: 0, resetMs: 800, quota: 50 });
+    expect(spentForMs(hint)).toBe(800);
   });
 
   test.each<[string, number | undefined]>([

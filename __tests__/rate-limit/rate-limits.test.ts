@@ -220,7 +220,7 @@ describe('a success whose headers say the quota is spent engages the limiter bef
     const { http, plugin } = client({ baseDelayMs: 1 });
     await http.get(`${t.server.url}/r`);
     expect(t.server.requests).toHaveLength(2);
-    expect(plugin.limiter(t.server.url)?.state).toBe('on');
+    expect(plugin.limiter(`${t.server.url}/r`)?.state).toBe('on');
   });
 
   test('a quota not spent engages nothing, and malformed fields are ignored', async () => {

@@ -52,6 +52,7 @@ export function activeLimiter(run: CallStart): RateLimiter | undefined {
  * Tells the scope's limiter what an attempt's answer says. A throttle (`Answer.throttle`) with a
  * hint engages its scope's limiter, or cuts its rate, and may hold the scope (`holdOf`); a bare one
  * counts as evidence until the scope's bare refusals show the rate is the cause (then it engages).
+ * An answer naming its quota (GitHub's `X-RateLimit-Resource`) teaches its route's quota, successes too.
  * Any other answer of a paced scope is a success for its measurement, and its headers pace it: a
  * success saying the quota is spent engages the scope's limiter before the first refusal and holds
  * it until the reset. Marks the call `throttled` when its retry waits its turn, needing no budget token.
@@ -60,6 +61,7 @@ export function observe(run: CallRun, answer: Answer): void {
   run.pushback = pushbackOf(run, answer);
   const limiters = run.shared.limiters;
   if (limiters === undefined || answer.status === undefined) return;
+  if (answer.resource !== undefined) limiters.learn(run, answer.resource);
   const now = answer.at;
   const paced = run.sentKey === undefined ? undefined : limiters.active(run.sentKey);
   if (!answer.throttle) {
@@ -149,22 +151,23 @@ function engageAtSpentQuota(run: CallStart, answer: Answer): void {
 
 /**
  * The fast path's one look at rate limits, on a first attempt's success: counted where bare
- * refusals are being weighed, and where its headers say the quota is spent, the scope's limiter
- * engages before the first refusal.
+ * refusals are being weighed; the quota its headers name learned for its route; and where they say
+ * the quota is spent, the scope's limiter engages before the first refusal.
  */
 export function noteSuccess(run: CallStart, response: AxiosResponse): void {
   const limiters = run.shared.limiters;
   if (limiters === undefined) return;
   if (limiters.weighing > 0) limiters.succeeded(run.origin, run.shared.now());
-  const headers = response.headers as unknown;
+  const headers = response.headers as Record<string, unknown> | null;
   const dialects = run.shared.dialects;
   if (
     headers === null ||
     typeof headers !== 'object' ||
-    dialects?.mayBeSpent(headers as Record<string, unknown>) !== true
+    (dialects?.mayBeSpent(headers) !== true && headers['x-ratelimit-resource'] === undefined)
   )
     return;
   const answer = readAnswer({ response }, run.shared.now(), dialects);
+  if (answer.resource !== undefined) limiters.learn(run, answer.resource);
   if (answer.spent) engageAtSpentQuota(run, answer);
 }
 

@@ -1,13 +1,15 @@
 import { BoundedMap, routePattern } from './origins';
 import { RATE_RULE } from './rate-state';
 import { RateLimiter } from './rate-limiter';
+import { RouteQuotas } from './route-quotas';
 import type { RateLimitEvent, RateLimitStore } from '../types';
 
 /**
  * The rate limiters of one plugin, one per scope, and the rule that picks a throttle's scope: **a
  * throttle holds back only the calls it speaks for**. A scope is, from the narrowest:
  * - the quota the server names (GitHub's `X-RateLimit-Resource: search`), for a spent quota: it holds
- *   the routes whose answers named that quota, no other;
+ *   the routes whose answers named that quota, successes too, no other; and a route not yet seen
+ *   while the quota most of the origin's routes named is spent (`route-quotas.ts`);
  * - a route and the model its request names (Anthropic and OpenAI limit each model apart);
  * - a route (the method and the path with its ids folded);
  * - the origin, only once several routes were throttled within `relaxMs` (the origin itself is limited).
@@ -43,8 +45,8 @@ export interface Asker {
 
 /** What the limiters keep of one origin. */
 interface Book {
-  /** Route → the quota its answers named. */
-  resources: Map<string, string>;
+  /** Route → the quota its answers named, and the quota a route not yet seen counts against. */
+  resources: RouteQuotas;
   /** Routes throttled per model. */
   modelRoutes: Set<string>;
   /** Route → when it was last throttled (not per model, not a named quota): several make the origin limited. */
@@ -95,21 +97,31 @@ export class RateLimiters {
   }
 
   /**
-   * The limiter `plugin.limiter(keyOrUrl)` shows: the one with that key; else, for a URL, its
-   * origin's, else the one pacing that URL's route (any method), else the origin's scope used last.
+   * The limiter `plugin.limiter(keyOrUrl)` shows: the one with that key; else, for a URL, the one a
+   * call to it would be paced by (`keyFor`'s resolution, for any method): the origin's while the
+   * origin is limited, the quota's its route counts against while that one is on, else its route's
+   * (or a model's of its route); `undefined` when none would pace it.
    */
   find(keyOrUrl: string, origin: string, path: string): RateLimiter | undefined {
-    const exact = this.entries.get(keyOrUrl) ?? this.entries.get(origin);
+    const exact = this.entries.get(keyOrUrl);
     if (exact !== undefined) return exact;
-    let last: RateLimiter | undefined;
+    const book = this.books.get(origin);
+    if (book === undefined || this.now() < book.widenedUntil) return this.entries.get(origin);
+    const matches = (route: string): boolean => routePattern(route.split(' ')[1] ?? '').test(path);
+    const quota = book.resources.named(matches) ?? book.resources.majority();
+    const held = quota === undefined ? undefined : this.active(resourceKey(origin, quota));
+    if (held !== undefined) return held;
     for (const limiter of this.entries.values()) {
       const { origin: at, scope } = limiter.where;
-      if (at !== origin || scope === undefined) continue;
-      const route = scope.split(' ')[1];
-      if (route !== undefined && routePattern(route).test(path)) return limiter;
-      last = limiter;
+      if (at === origin && scope !== undefined && !scope.startsWith('resource ') && matches(scope)) return limiter;
     }
-    return last;
+    return undefined;
+  }
+
+  /** A call's answer named the quota it counted against (GitHub's `X-RateLimit-Resource`): its route is learned. */
+  learn(call: Asker, resource: string): void {
+    if (call.userKey === undefined)
+      this.books.getOrCreate(call.origin, newBook).resources.learn(call.endpoint(), resource);
   }
 
   /** The limiter for `key`, made on first use (a throttle). */
@@ -127,7 +139,7 @@ export class RateLimiters {
     const book = this.books.get(origin);
     if (book === undefined || this.now() < book.widenedUntil) return origin;
     const route = call.endpoint();
-    const resource = book.resources.get(route);
+    const resource = book.resources.of(route);
     if (resource !== undefined) {
       const key = resourceKey(origin, resource);
       if (this.active(key) !== undefined) return key;
@@ -149,7 +161,6 @@ export class RateLimiters {
     const origin = call.origin;
     const book = this.books.getOrCreate(origin, newBook);
     const route = call.endpoint();
-    if (named.resource !== undefined) remember(book.resources, route, named.resource);
     if (named.resource !== undefined && named.spent) return resourceKey(origin, named.resource);
     const model = call.model();
     if (model !== undefined) {
@@ -236,7 +247,7 @@ export class RateLimiters {
 
 function newBook(): Book {
   return {
-    resources: new Map(),
+    resources: new RouteQuotas(ROUTES_KEPT),
     modelRoutes: new Set(),
     throttled: new Map(),
     widenedUntil: 0,

@@ -44,9 +44,10 @@ export interface RetryPlugin {
   breaker(keyOrUrl: string): CircuitBreakerView | undefined;
   /**
    * A snapshot of the rate limiter with key `keyOrUrl` (a `rateLimit.key` result), or else of the one
-   * pacing that URL's calls (its origin's, its route's, or the origin's scope used last): its state
-   * (`'off'` or `'on'`), its `scope`, its rate per second, its queue and its hold; `undefined` when
-   * `rateLimit` is `false` or no scope there ever throttled.
+   * a call to that URL would be paced by, found as the call finds it, for any method (its origin's
+   * while the origin is limited, the spent quota's its route counts against, its route's or its
+   * route's model's): its state (`'off'` or `'on'`), its `scope`, its rate per second, its queue and
+   * its hold; `undefined` when `rateLimit` is `false` or none would pace that URL.
    */
   limiter(keyOrUrl: string): RateLimiterView | undefined;
   /**

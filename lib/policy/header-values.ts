@@ -11,11 +11,12 @@ export interface RateLimitHint {
   resetMs?: number;
   /** Requests the window allows. */
   quota?: number;
-  /** The window's length, in ms. */
+  /** The window's length, in ms (OpenAI's and Anthropic's limits are per minute). */
   windowMs?: number;
   /**
    * The reset is when the whole quota is back, a request at a time (OpenAI's and Anthropic's
-   * fields say so): with the quota known, the next request is free after `resetMs / quota`.
+   * fields say so): with the quota known, the next request is free after one request's share of
+   * the refill (`spentForMs`).
    */
   replenishes?: true;
 }

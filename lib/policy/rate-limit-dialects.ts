@@ -2,12 +2,14 @@
  * The rate-limit header dialects: the IETF draft `RateLimit` and `RateLimit-Policy` fields
  * (draft-ietf-httpapi-ratelimit-headers, with the older `RateLimit-Limit/-Remaining/-Reset`), the
  * common `X-RateLimit-Limit/-Remaining/-Reset` (GitHub's), OpenAI's
- * `x-ratelimit-{limit,remaining,reset}-requests` and Anthropic's
- * `anthropic-ratelimit-requests-{limit,remaining,reset}`, read into one `RateLimitHint`. A browser
- * build carries them only for a plugin given `rateLimitHeaders()` (axios-resilience/rate-limit-headers).
+ * `x-ratelimit-{limit,remaining,reset}-{requests,tokens}` and Anthropic's
+ * `anthropic-ratelimit-{requests,tokens,input-tokens,output-tokens}-{limit,remaining,reset}`, read
+ * into one `RateLimitHint`. A browser build carries them only for a plugin given `rateLimitHeaders()`
+ * (axios-resilience/rate-limit-headers).
  */
 import { count, resetToMs } from './header-values';
 import type { HeaderReader, RateLimitHint } from './header-values';
+import { quotaSpent, spentForMs } from './rate-limit-headers';
 
 /**
  * The parameters of a structured-field list or dictionary, from its first member that has any:
@@ -79,10 +81,46 @@ function seconds(value: string | undefined, nowMs: number): number | undefined {
   return n === undefined ? undefined : resetToMs(n, nowMs);
 }
 
-/** A dialect whose reset is when the whole quota is back, a request at a time. */
-function replenishing(found: RateLimitHint | undefined): RateLimitHint | undefined {
-  return found === undefined ? undefined : { ...found, replenishes: true };
+/** OpenAI's and Anthropic's limits are per minute (requests and tokens per minute): their window. */
+const MINUTE_MS = 60_000;
+
+/**
+ * The hint of a per-minute quota refilled continuously (OpenAI's, Anthropic's), whose reset is when
+ * the whole quota is back: its requests' fields, or, where its tokens are spent and free the next
+ * request later than its requests do, the tokens'. The tokens a request will need are in no header;
+ * the two limits are set together, so a request's share of the tokens is taken as the limit's tokens
+ * per request, and it is back as a request is (`spentForMs`): the spent tokens' hint keeps the
+ * requests' limit as its quota, and their reset as its own.
+ */
+function perMinute(requests: RateLimitHint | undefined, tokensResetMs: number | undefined): RateLimitHint | undefined {
+  if (requests === undefined && tokensResetMs === undefined) return undefined;
+  const found: RateLimitHint = { ...requests, windowMs: MINUTE_MS, replenishes: true };
+  if (tokensResetMs === undefined) return found;
+  const tokens: RateLimitHint = { ...found, remaining: 0, resetMs: tokensResetMs };
+  return !quotaSpent(found) || spentForMs(tokens)! > spentForMs(found)! ? tokens : found;
 }
+
+/**
+ * When the spent token quotas of `kinds` (`tokens`, `input-tokens`, …) are whole again, the latest,
+ * in ms from now; `undefined` when none is spent (or none says when).
+ */
+function tokensSpentFor(
+  read: HeaderReader,
+  field: (kind: string, part: 'remaining' | 'reset') => string,
+  kinds: readonly string[],
+  reset: (value: string | undefined) => number | undefined,
+): number | undefined {
+  let latest: number | undefined;
+  for (const kind of kinds) {
+    if (count(read(field(kind, 'remaining'))) !== 0) continue;
+    const ms = reset(read(field(kind, 'reset')));
+    if (ms !== undefined && (latest === undefined || ms > latest)) latest = ms;
+  }
+  return latest;
+}
+
+const OPENAI_TOKENS = ['tokens'] as const;
+const ANTHROPIC_TOKENS = ['tokens', 'input-tokens', 'output-tokens'] as const;
 
 /**
  * The rate-limit hint of a response, from the first dialect that parses: the IETF `RateLimit` /
@@ -116,20 +154,27 @@ export function parseRateLimitHeaders(read: HeaderReader, nowMs: number): RateLi
       count(read('x-ratelimit-limit')),
       undefined,
     ) ??
-    replenishing(
+    perMinute(
       hint(
         count(read('x-ratelimit-remaining-requests')),
         parseDuration(read('x-ratelimit-reset-requests')),
         count(read('x-ratelimit-limit-requests')),
         undefined,
       ),
+      tokensSpentFor(read, (kind, part) => `x-ratelimit-${part}-${kind}`, OPENAI_TOKENS, parseDuration),
     ) ??
-    replenishing(
+    perMinute(
       hint(
         count(read('anthropic-ratelimit-requests-remaining')),
         parseInstant(read('anthropic-ratelimit-requests-reset'), nowMs),
         count(read('anthropic-ratelimit-requests-limit')),
         undefined,
+      ),
+      tokensSpentFor(
+        read,
+        (kind, part) => `anthropic-ratelimit-${kind}-${part}`,
+        ANTHROPIC_TOKENS,
+        (value) => parseInstant(value, nowMs),
       ),
     )
   );

@@ -4,8 +4,8 @@
  * `Stripe-Should-Retry`), the IETF draft `RateLimit` and `RateLimit-Policy` fields
  * (draft-ietf-httpapi-ratelimit-headers, with the older `RateLimit-Limit/-Remaining/-Reset`), the
  * common `X-RateLimit-Limit/-Remaining/-Reset` (GitHub's), OpenAI's
- * `x-ratelimit-{limit,remaining,reset}-requests` and Anthropic's
- * `anthropic-ratelimit-requests-{limit,remaining,reset}`. A value that does not parse is ignored
+ * `x-ratelimit-{limit,remaining,reset}-{requests,tokens}` and Anthropic's
+ * `anthropic-ratelimit-{requests,tokens,…}-{limit,remaining,reset}`. A value that does not parse is ignored
  * (the backoff then decides): never NaN, never negative.
  *
  * A reset comes in four forms, told apart by the field it is in and by its shape: delta seconds
@@ -40,13 +40,17 @@ export function quotaSpent(h: RateLimitHint | undefined): boolean {
 
 /**
  * When a spent quota frees the next request, in ms from now: its reset, or for a dialect that
- * replenishes a request at a time with its quota known, one request's share of the time to the
- * whole quota (OpenAI says `1m0s` to refill 500 requests: one is back in 120 ms). `undefined`
- * when the quota is not spent or no reset is given.
+ * replenishes a request at a time with its quota known, one request's share of the refill at the
+ * slower of the two rates the headers state (the quota per window: OpenAI's and Anthropic's are per
+ * minute; and the reset for the whole quota), never later than the reset. 60 a minute, whole again
+ * in `1s`: one is back in a second (not 1/60 of it); 500 a minute, whole in `1m0s`: 120 ms; 500,
+ * whole in `6m0s`: 720 ms. `undefined` when the quota is not spent or no reset is given.
  */
 export function spentForMs(h: RateLimitHint | undefined): number | undefined {
   if (!quotaSpent(h) || h?.resetMs === undefined) return undefined;
-  return h.replenishes === true && h.quota !== undefined ? Math.ceil(h.resetMs / h.quota) : h.resetMs;
+  if (h.replenishes !== true || h.quota === undefined) return h.resetMs;
+  const refillMs = Math.max(h.windowMs ?? h.resetMs, h.resetMs);
+  return Math.ceil(Math.min(h.resetMs, refillMs / h.quota));
 }
 
 /** The rate a hint's policy allows, per second, when it names a quota and a window. */
