@@ -125,7 +125,7 @@ describe.each<[How, string]>([
   });
 });
 
-test('a cancelled call rejects with an error of its own: the token’s words, then the story, and its config', async () => {
+test('a cancelled call rejects with an error of its own: the token’s words, the story on its stack, and its config', async () => {
   const plugin = retryPlugin({ baseDelayMs: 60_000, maxDelayMs: 60_000, random: () => 0.5 });
   const http = axios.create();
   plugin.install(http);
@@ -133,7 +133,10 @@ test('a cancelled call rejects with an error of its own: the token’s words, th
   plugin.on('retry', (event) => void retries.push(event.attempt));
   try {
     const error = (await cancelAt(http, 'CancelToken', 'during its wait', retries)) as CanceledError<unknown>;
-    expect(error.message).toMatch(/^user left \(1 attempt over \d+ ms; stopped: aborted\)$/);
+    expect(error.message).toBe('user left');
+    expect(error.stack?.split('\n')[0]).toMatch(
+      /^CanceledError: user left \(1 attempt over \d+ ms; stopped: aborted\)$/,
+    );
     expect(error.config?.retryState).toMatchObject({ attempts: 1, stopReason: 'aborted' });
     expect(error.code).toBe('ERR_CANCELED');
   } finally {
