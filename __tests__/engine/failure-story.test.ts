@@ -211,6 +211,23 @@ describe('a failed call is axios’s error, with the story on its stack', () => 
     );
   });
 
+  test('a beforeAttempt that throws before a retry: the last 503 is the call’s error, caused by the hook’s', async () => {
+    const thrown = new RangeError('clock skew');
+    const error = await failure(
+      client({
+        beforeAttempt: (_config, { attempt }) => {
+          if (attempt === 2) throw thrown;
+        },
+      }).get(`${t.server.url}/down`),
+    );
+    expect(error.message).toBe('Request failed with status code 503');
+    expect(error.cause).toBe(thrown);
+    expect(firstLine(error)).toBe(
+      'AxiosError: Request failed with status code 503 (1 attempt over 250 ms; stopped: hook-failed: RangeError: clock skew)',
+    );
+    expect(t.server.requests).toHaveLength(1);
+  });
+
   test('a beforeAttempt that throws before anything was sent: the call’s error is caused by it', async () => {
     const thrown = new Error('no token');
     const error = await failure(
