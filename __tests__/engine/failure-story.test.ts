@@ -194,15 +194,15 @@ describe('a failed call is axios’s error, with the story on its stack', () => 
     ]);
   });
 
+  /** A hook that throws `error`. */
+  const throwing = (error: Error) => (): never => {
+    throw error;
+  };
+  const down = (options: RetryPluginOptions) => failure(client(options).get(`${t.server.url}/down`));
+
   test('a hook that throws is the cause of the call’s error; the stack says hook-failed with its words', async () => {
     const thrown = new TypeError('token refresh failed');
-    const error = await failure(
-      client({
-        onRetry: () => {
-          throw thrown;
-        },
-      }).get(`${t.server.url}/down`),
-    );
+    const error = await down({ onRetry: throwing(thrown) });
     expect(error.cause).toBe(thrown);
     expect(error.config?.retryState?.hookError).toBe(thrown);
     expect(error.response?.status).toBe(503);
@@ -213,13 +213,8 @@ describe('a failed call is axios’s error, with the story on its stack', () => 
 
   test('a beforeAttempt that throws before a retry: the last 503 is the call’s error, caused by the hook’s', async () => {
     const thrown = new RangeError('clock skew');
-    const error = await failure(
-      client({
-        beforeAttempt: (_config, { attempt }) => {
-          if (attempt === 2) throw thrown;
-        },
-      }).get(`${t.server.url}/down`),
-    );
+    const hook = throwing(thrown);
+    const error = await down({ beforeAttempt: (_config, { attempt }) => (attempt === 2 ? hook() : undefined) });
     expect(error.message).toBe('Request failed with status code 503');
     expect(error.cause).toBe(thrown);
     expect(firstLine(error)).toBe(
@@ -230,13 +225,7 @@ describe('a failed call is axios’s error, with the story on its stack', () => 
 
   test('a beforeAttempt that throws before anything was sent: the call’s error is caused by it', async () => {
     const thrown = new Error('no token');
-    const error = await failure(
-      client({
-        beforeAttempt: () => {
-          throw thrown;
-        },
-      }).get(`${t.server.url}/down`),
-    );
+    const error = await down({ beforeAttempt: throwing(thrown) });
     expect(error.cause).toBe(thrown);
     expect(error.config?.retryState?.stopReason).toBe('hook-failed');
     expect(firstLine(error)).toBe('Error: no token (nothing sent; stopped: hook-failed)');
