@@ -6,6 +6,7 @@ import type { Call } from './call';
 import { notify } from './listeners';
 import type { Listeners } from './listeners';
 import { destination } from './route';
+import { isError } from '../policy/classify';
 import { reasonOutside } from './stop';
 import type { Ending, Outcome } from './stop';
 
@@ -60,7 +61,7 @@ function ownError(error: unknown, run: Ending): unknown {
     return own;
   }
   if (error === run.lastError) return error;
-  return AxiosError.from(error instanceof Error ? error : new Error(String(error)), undefined, run.config);
+  return AxiosError.from(isError(error) ? error : new Error(String(error)), undefined, run.config);
 }
 
 function configOf(error: unknown): InternalAxiosRequestConfig | undefined {
@@ -74,7 +75,7 @@ function configOf(error: unknown): InternalAxiosRequestConfig | undefined {
  * is on `retryState.hookError` and in the story either way.
  */
 function causedBy(error: unknown, hookError: unknown): void {
-  if (!(error instanceof Error) || error === hookError || error.cause !== undefined) return;
+  if (!isError(error) || error === hookError || error.cause !== undefined) return;
   Object.defineProperty(error, 'cause', { value: hookError, writable: true, enumerable: false, configurable: true });
 }
 
@@ -85,11 +86,11 @@ const UNTOLD_STACK = Symbol('axios-resilience.stack');
  * Puts what the plugin did on the first line of a failed call's stack, after the error's own words:
  * `AxiosError: Network Error (3 attempts over 1.3 s; stopped: retries-exhausted)`. That line is what
  * `console.error`, loggers' error serialisers and error trackers show first. The message stays
- * axios's, byte for byte: apps compare it (`error.message === 'Network Error'`). A value with no
- * stack (a plain object, a string) is left as it is.
+ * axios's, byte for byte: apps compare it (`error.message === 'Network Error'`). A value that is not
+ * an `Error` (a plain object, a string) is left as it is.
  */
 export function tell(error: unknown, told: string): void {
-  if (error === null || typeof error !== 'object') return;
+  if (!isError(error)) return;
   const holder = error as { name?: unknown; message?: unknown; stack?: unknown; [UNTOLD_STACK]?: string };
   try {
     const stack = holder[UNTOLD_STACK] ?? holder.stack;

@@ -63,6 +63,14 @@ interface FailureLike {
   config?: { validateStatus?: ((status: number) => boolean) | null };
 }
 
+/**
+ * Whether `value` is an `Error` (of any class), from this realm or another: a socket's error made
+ * outside a test runner's sandbox is one too, while a plain object with a `message` is not.
+ */
+export function isError(value: unknown): value is Error {
+  return value instanceof Error || Object.prototype.toString.call(value) === '[object Error]';
+}
+
 function asFailure(error: unknown): FailureLike | undefined {
   return error !== null && typeof error === 'object' ? (error as FailureLike) : undefined;
 }
@@ -117,7 +125,7 @@ function transportWithoutCode(error: unknown): string | undefined {
     return raw === 'ERR_BAD_RESPONSE' ? 'response cut off' : undefined;
   }
   if (typeof raw === 'string' && raw !== '') return undefined;
-  return error instanceof Error ? 'no response' : undefined;
+  return isError(error) ? 'no response' : undefined;
 }
 
 /** Reads a failed attempt's error once, for the table (`classify`), the write rule and the breaker. */
