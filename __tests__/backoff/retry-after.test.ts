@@ -41,6 +41,17 @@ describe('parseRetryAfter', () => {
     expect(parseRetryAfter('Sun Nov  6 08:49:37 1994', NOW)).toBe(37_000);
   });
 
+  test.each([
+    ['IMF-fixdate', 'Sun, 06 Nov 1994 08:49:37 GMT'],
+    ['IMF-fixdate with UTC', 'Sun, 06 Nov 1994 08:49:37 UTC'],
+    ['IMF-fixdate with a one-digit day', 'Sun, 6 Nov 1994 08:49:37 GMT'],
+    ['RFC 850 (obsolete)', 'Sunday, 06-Nov-94 08:49:37 GMT'],
+    ['RFC 850 with UTC', 'Sunday, 06-Nov-94 08:49:37 UTC'],
+    ['asctime (obsolete)', 'Sun Nov  6 08:49:37 1994'],
+  ])('reads what servers send: %s', (_form, value) => {
+    expect(parseRetryAfter(value, NOW)).toBe(37_000);
+  });
+
   test('gives 0 for a date in the past', () => {
     expect(parseRetryAfter('Sat, 05 Nov 1994 08:49:37 GMT', NOW)).toBe(0);
   });

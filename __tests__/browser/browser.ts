@@ -118,6 +118,8 @@ export interface CallSeen {
     name?: string;
     code?: string;
     message?: string;
+    /** The first line of `error.stack`, where the plugin tells its story. */
+    stackHead?: string;
     status?: number;
     isAxiosError: boolean;
     isCancel: boolean;

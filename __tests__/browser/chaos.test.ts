@@ -36,12 +36,12 @@ async function deadUrl(path: string): Promise<string> {
 }
 
 /**
- * The parts of a failed call a page's own error handling sees. The message is axios's words and the
- * plugin's story without its duration (`2 attempts; stopped: ...`): two calls never take the same ms.
+ * The parts of a failed call a page's own error handling sees: axios's words, and the story the
+ * plugin told on the stack's first line without its duration (`2 attempts; stopped: ...`): two calls never take the same ms.
  */
 function errorShape(call: CallSeen | undefined): unknown {
-  const { name, code, message, status, isAxiosError, isCancel, hasCause, cause } = call!.error!;
-  const { words, story } = storyOf(message!);
+  const { name, code, message, stackHead, status, isAxiosError, isCancel, hasCause, cause } = call!.error!;
+  const { words, story } = storyOf({ message, stack: stackHead });
   const told = { words, story: story?.replace(/ over \d+ ms/, '') };
   return { ok: call!.ok, name, code, message: told, status, isAxiosError, isCancel, hasCause, cause };
 }
@@ -57,7 +57,7 @@ describe.each(['xhr', 'fetch'] as const)('chaos in Chromium, over the %s adapter
       calls: [{ url }, { url, retry: { chaos: false } }],
     });
     const [injected, untouched] = seen.calls;
-    expect(storyOf(injected!.error!.message!)).toEqual({
+    expect(storyOf({ message: injected!.error!.message, stack: injected!.error!.stackHead })).toEqual({
       words: 'Request failed with status code 503',
       story: expect.stringMatching(/^3 attempts over \d+ ms; stopped: retries-exhausted$/),
     });

@@ -42,7 +42,7 @@ describe.each(['http', 'fetch'] as const)('over the %s adapter', (adapter) => {
       expect(t.server.requests).toHaveLength(0);
       expect(error.isAxiosError).toBe(true);
       expect(error.code).toBe('ERR_BAD_RESPONSE');
-      expect(storyOf(error.message)).toEqual({
+      expect(storyOf(error)).toEqual({
         words: 'Request failed with status code 503',
         story: expect.stringMatching(/^3 attempts over \d+ ms; stopped: retries-exhausted$/),
       });
@@ -157,8 +157,8 @@ describe.each(['http', 'fetch'] as const)('over the %s adapter', (adapter) => {
     function seen(error: AxiosError) {
       return {
         code: error.code,
-        message: storyOf(error.message).words,
-        stopped: storyOf(error.message).story?.replace(/ over \d+ ms/, ''),
+        message: storyOf(error).words,
+        stopped: storyOf(error).story?.replace(/ over \d+ ms/, ''),
         get: isRetryableFailure(error, { method: 'GET' }),
         keylessPost: isRetryableFailure(error, { method: 'POST', keyed: false }),
         causeCode: (error.cause as { code?: unknown } | undefined)?.code,

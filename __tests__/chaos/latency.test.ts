@@ -67,7 +67,7 @@ describe.each(['http', 'fetch'] as const)('over the %s adapter', (adapter) => {
     await jest.advanceTimersByTimeAsync(300);
     const error = await call;
     expect(error.code).toBe(adapter === 'http' ? 'ECONNABORTED' : 'ETIMEDOUT');
-    expect(storyOf(error.message).words).toBe('timeout of 300ms exceeded');
+    expect(storyOf(error).words).toBe('timeout of 300ms exceeded');
     expect((error as unknown as { injected: unknown }).injected).toEqual({
       fault: 0,
       phase: 'before',
@@ -87,7 +87,7 @@ describe.each(['http', 'fetch'] as const)('over the %s adapter', (adapter) => {
     await jest.advanceTimersByTimeAsync(100);
     await until(() => done);
     const error = await call;
-    expect(storyOf(error.message).words).toBe('timeout of 100ms exceeded');
+    expect(storyOf(error).words).toBe('timeout of 100ms exceeded');
     // The server was reached: this timeout is the real one, not injected.
     expect(error.config?.retryState).toMatchObject({ attempts: 1, injected: 0 });
   });

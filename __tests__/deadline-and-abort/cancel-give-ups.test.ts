@@ -125,7 +125,7 @@ describe.each<[How, string]>([
   });
 });
 
-test('a cancelled call rejects with an error of its own: the token’s words, then the story, and its config', async () => {
+test('a cancelled call rejects with an error of its own: the token’s words, the story on its stack, and its config', async () => {
   const plugin = retryPlugin({ baseDelayMs: 60_000, maxDelayMs: 60_000, random: () => 0.5 });
   const http = axios.create();
   plugin.install(http);
@@ -133,9 +133,51 @@ test('a cancelled call rejects with an error of its own: the token’s words, th
   plugin.on('retry', (event) => void retries.push(event.attempt));
   try {
     const error = (await cancelAt(http, 'CancelToken', 'during its wait', retries)) as CanceledError<unknown>;
-    expect(error.message).toMatch(/^user left \(1 attempt over \d+ ms; stopped: aborted\)$/);
+    expect(error.message).toBe('user left');
+    expect(error.stack?.split('\n')[0]).toMatch(
+      /^CanceledError: user left \(1 attempt over \d+ ms; stopped: aborted\)$/,
+    );
     expect(error.config?.retryState).toMatchObject({ attempts: 1, stopReason: 'aborted' });
     expect(error.code).toBe('ERR_CANCELED');
+  } finally {
+    await plugin.close();
+  }
+});
+
+test('a CancelToken cancelled before the call: the caller gets the token’s own reason, untouched; onGiveUp saw aborted once', async () => {
+  const giveUps: GiveUpEvent[] = [];
+  const plugin = retryPlugin({ onGiveUp: (event) => void giveUps.push(event) });
+  const http = axios.create();
+  plugin.install(http);
+  try {
+    const source = axios.CancelToken.source();
+    source.cancel('user left');
+    const reason = source.token.reason as unknown as CanceledError<unknown>;
+    // (axios itself appends each call's frames to the stack; its first line is the plugin's to leave alone.)
+    const shape = () => ({
+      keys: Reflect.ownKeys(reason),
+      head: reason.stack?.split('\n')[0],
+      message: reason.message,
+    });
+    const before = shape();
+    const seen = server.requests.length;
+    const errors = await Promise.all(
+      [1, 2].map(() => http.get(`${server.url}/hold`, { cancelToken: source.token }).catch((e: unknown) => e)),
+    );
+    // Plain axios gives every call of the token that one reason (no config); so does the plugin.
+    expect(errors).toEqual([reason, reason]);
+    expect(errors[0]).toBe(reason);
+    expect(errors[1]).toBe(reason);
+    expect(shape()).toEqual(before);
+    expect(before.head).toBe('CanceledError: user left');
+    expect((reason as { config?: unknown }).config).toBeUndefined();
+    await until(() => giveUps.length === 2);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(giveUps.map((e) => [e.error, e.stopReason, e.retryState.attempts])).toEqual([
+      [reason, 'aborted', 0],
+      [reason, 'aborted', 0],
+    ]);
+    expect(server.requests.length).toBe(seen);
   } finally {
     await plugin.close();
   }

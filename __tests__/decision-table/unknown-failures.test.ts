@@ -32,12 +32,70 @@ describe('failures the table did not know', () => {
     const gaveUp: GiveUpEvent[] = [];
     const error = (await rejection(
       http.post(`${t.server.url}/r`, {}, { adapter: bare, retry: { onGiveUp: (e) => void gaveUp.push(e) } }),
-    )) as unknown as AxiosError;
-    // The bare failure reaches the caller as an AxiosError with a config, the original as its cause.
-    expect(axios.isAxiosError(error)).toBe(true);
-    expect((error.cause as Error).message).toBe('socket went away');
-    expect(error.config?.retryState).toMatchObject({ attempts: 1, stopReason: 'non-idempotent' });
+    )) as unknown as Error;
+    // The bare failure reaches the caller as it is, as with plain axios (no config: onGiveUp has the state).
+    expect(axios.isAxiosError(error)).toBe(false);
+    expect(error.message).toBe('socket went away');
+    expect(error.stack?.split('\n')[0]).toMatch(
+      /^Error: socket went away \(1 attempt over \d+ ms; stopped: non-idempotent/,
+    );
     expect(gaveUp).toHaveLength(1);
+    expect(gaveUp[0]!.error).toBe(error);
+    expect(gaveUp[0]!.retryState).toMatchObject({ attempts: 1, stopReason: 'non-idempotent' });
+  });
+
+  describe('a rejection that is not an Error (axios-retry’s suite rejects with `{ message: … }`)', () => {
+    /** An adapter that rejects with what `make` returns, counting its calls. */
+    function rejecting(make: () => unknown) {
+      const made: unknown[] = [];
+      const adapter = (): Promise<AxiosResponse> => {
+        const value = make();
+        made.push(value);
+        return Promise.reject(value);
+      };
+      return { adapter, made };
+    }
+    const VALUES: Array<[string, () => unknown]> = [
+      ['a plain object', () => ({ message: 'network error' })],
+      ['a string', () => 'network error'],
+      ['undefined', () => undefined],
+    ];
+
+    test.each(VALUES)(
+      '%s: the call rejects with that very value, as plain axios does; not retried, one onGiveUp',
+      async (_name, make) => {
+        const theirs = rejecting(make);
+        const plain = await axios.get(`${t.server.url}/r`, { adapter: theirs.adapter }).catch((e: unknown) => e);
+        expect(plain).toBe(theirs.made[0]);
+
+        const gaveUp: GiveUpEvent[] = [];
+        const { http } = setup({ onGiveUp: (e) => void gaveUp.push(e) });
+        const ours = rejecting(make);
+        const error = await http.get(`${t.server.url}/r`, { adapter: ours.adapter }).then(
+          () => 'resolved',
+          (e: unknown) => e,
+        );
+        expect(ours.made).toHaveLength(1);
+        expect(error).toBe(ours.made[0]);
+        expect(error).toEqual(make()); // untouched: nothing added to it
+        expect(gaveUp.map((e) => [e.error, e.stopReason, e.retryState.attempts])).toEqual([
+          [ours.made[0], 'not-retryable', 1],
+        ]);
+      },
+    );
+
+    test('retried when shouldRetry says so: the call rejects with the last attempt’s very value, one onGiveUp', async () => {
+      const gaveUp: GiveUpEvent[] = [];
+      const { http } = setup({ retries: 2, shouldRetry: () => true, onGiveUp: (e) => void gaveUp.push(e) });
+      const ours = rejecting(() => ({ message: 'network error' }));
+      const error = await http.get(`${t.server.url}/r`, { adapter: ours.adapter }).catch((e: unknown) => e);
+      expect(ours.made).toHaveLength(3);
+      expect(error).toBe(ours.made[2]);
+      expect(error).toEqual({ message: 'network error' });
+      expect(gaveUp.map((e) => [e.error, e.stopReason, e.retryState.attempts])).toEqual([
+        [ours.made[2], 'retries-exhausted', 3],
+      ]);
+    });
   });
 
   test.each(ADAPTERS)('a response cut off mid-body is retried for a GET (%s adapter)', async (adapter) => {

@@ -88,6 +88,29 @@ describe('shouldRetry overrides the table', () => {
     expect(streamed.config?.retryState?.stopReason).toBe('body-not-replayable');
   });
 
+  test('asked only while a retry is left: retries 2 asks twice (as axios-retry and retry-axios), and stops retries-exhausted', async () => {
+    t.handler = statuses(503);
+    const asked: number[] = [];
+    const { http } = setup({ retries: 2, shouldRetry: (ctx) => void asked.push(ctx.attempt) });
+    const error = (await rejection(http.get(`${t.server.url}/r`))) as unknown as AxiosError;
+    expect(t.server.requests).toHaveLength(3);
+    expect(asked).toEqual([1, 2]);
+    expect(error.config?.retryState).toMatchObject({ attempts: 3, stopReason: 'retries-exhausted' });
+  });
+
+  test('…a call it kept going against the table (a 500) stops retries-exhausted too; with retries 0 it is not asked', async () => {
+    t.handler = statuses(500);
+    const asked: number[] = [];
+    const { http } = setup({ retries: 2, shouldRetry: (ctx) => (asked.push(ctx.attempt), true) });
+    const error = (await rejection(http.get(`${t.server.url}/r`))) as unknown as AxiosError;
+    expect(asked).toEqual([1, 2]);
+    expect(error.config?.retryState).toMatchObject({ attempts: 3, stopReason: 'retries-exhausted' });
+
+    const none = (await rejection(http.get(`${t.server.url}/r`, { retry: { retries: 0 } }))) as unknown as AxiosError;
+    expect(asked).toEqual([1, 2]);
+    expect(none.config?.retryState).toMatchObject({ attempts: 1, stopReason: 'not-retryable' });
+  });
+
   test('a cancelled call is never retried, whatever the predicate says', async () => {
     const controller = new AbortController();
     // Cancelled once the server holds the request (not after a time: a loaded machine may not have sent it yet).

@@ -179,7 +179,7 @@ describe('networkErrorOnce(): no code, no response', () => {
 
     const error = await failure(http.post('/v1/payments', { amount: 42 }));
 
-    expect(storyOf(error.message)).toEqual({
+    expect(storyOf(error)).toEqual({
       words: 'Network Error',
       story: expect.stringMatching(
         /; stopped: non-idempotent — a POST to https:\/\/api.test:443 may have been processed/,
@@ -196,7 +196,7 @@ describe('networkErrorOnce(): no code, no response', () => {
 
     const error = await failure(http.get('/v1/items'));
 
-    expect(storyOf(error.message)).toEqual({
+    expect(storyOf(error)).toEqual({
       words: 'Network Error',
       story: expect.stringMatching(/^3 attempts over \d+ ms; stopped: retries-exhausted$/),
     });

@@ -32,7 +32,6 @@ describe('plugin options', () => {
     [{ retries: Infinity }, /retries/],
     [{ baseDelayMs: -5 }, /baseDelayMs/],
     [{ maxDelayMs: Number.NaN }, /maxDelayMs/],
-    [{ baseDelayMs: 1000, maxDelayMs: 100 }, /maxDelayMs \(100\) must not be below baseDelayMs \(1000\)/],
     [{ maxDelayMs: 2 ** 31 }, /maxDelayMs must be at most 2147483647/],
     [{ jitter: 'fancy' }, /jitter must be one of "full", "equal", "decorrelated", "none", got "fancy"/],
     [{ statusCodes: [503, 'x'] }, /statusCodes/],

@@ -128,7 +128,10 @@ describe('abort during a retry wait', () => {
     const at = Date.now();
     source.cancel('stop waiting');
     const error = await expectCancelled(call, () => at);
-    expect((error as Error).message).toMatch(/^stop waiting \(1 attempt over \d+ ms; stopped: aborted\)$/);
+    expect((error as Error).message).toBe('stop waiting');
+    expect((error as Error).stack?.split('\n')[0]).toMatch(
+      /^CanceledError: stop waiting \(1 attempt over \d+ ms; stopped: aborted\)$/,
+    );
     await expectNoFurtherRequest(1);
     expect(retries).toHaveLength(1);
   });

@@ -79,13 +79,13 @@ export function scriptedAdapter(steps: Array<number | string>) {
 }
 
 /**
- * A failed call's message split in two: axios's own words, and the story the plugin added after
- * them in parentheses (`4 attempts over 1.3 s; stopped: retries-exhausted`), or `undefined` when it
- * added none.
+ * A failed call's words and its story: axios's own message, and what the plugin told after it on the
+ * first line of the stack, in parentheses (`4 attempts over 1.3 s; stopped: retries-exhausted`), or
+ * `undefined` when it told none. The message itself is never changed (contract release 6).
  */
-export function storyOf(message: string): { words: string; story: string | undefined } {
-  const match = / \(((?:\d+ attempts? over [^;]+|nothing sent); stopped: [\s\S]*)\)$/.exec(message);
-  return match === null
-    ? { words: message, story: undefined }
-    : { words: message.slice(0, match.index), story: match[1] };
+export function storyOf(error: { message?: unknown; stack?: unknown }): { words: string; story: string | undefined } {
+  const words = String(error.message);
+  const stack = typeof error.stack === 'string' ? error.stack : '';
+  const match = / \(((?:\d+ attempts? over [^;\n]+|nothing sent); stopped: [^\n]*)\)(?:\n|$)/.exec(stack);
+  return { words, story: match === null ? undefined : match[1] };
 }

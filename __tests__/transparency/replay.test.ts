@@ -217,7 +217,10 @@ describe('a body factory (retry.body) makes each retry afresh', () => {
     expect(gaveUp[0]!.retryState.hookError).toBe(broken);
     // An AxiosError (so error.config.retryState is there) with the factory's message, and its error as cause.
     expect(axios.isAxiosError(error)).toBe(true);
-    expect(error.message).toMatch(/^cannot reopen the file \(1 attempt over \d+ ms; stopped: hook-failed\)$/);
+    expect(error.message).toBe('cannot reopen the file');
+    expect(error.stack?.split('\n')[0]).toMatch(
+      /: cannot reopen the file \(1 attempt over \d+ ms; stopped: hook-failed\)$/,
+    );
     expect((error as { cause?: unknown }).cause).toBe(broken);
   });
 

@@ -97,6 +97,8 @@ export class CallRun extends CallStart {
   last: Attempt | undefined;
   /** Retries planned so far (0 before the first). */
   retries = 0;
+  /** `shouldRetry` retried a failure the decision table would not have (`judge.ts`). */
+  overruledTable = false;
   /** The wait before the last retry (decorrelated jitter grows from it); the base before the first. */
   previousDelayMs: number;
   /** When the attempt in flight left, if the limiter paced it (else never: `-Infinity`). */

@@ -44,10 +44,17 @@ export async function judge(run: CallRun, attempt: Attempt, answer: Answer): Pro
   const decision = serverSays(classify(facts, failure), answer);
   // A cancel is never retried, whatever a predicate says (a body that cannot be sent again is the plan's).
   if (options.shouldRetry === undefined || failure.kind === 'cancel') return { decision };
+  const unprocessed = failure.unprocessed || answer.says === true;
+  // No retry left: not asked (as axios-retry and retry-axios do; a predicate that logs or counts runs
+  // once per retry). A call it kept going against the table stops as before, out of retries.
+  if (run.retries >= options.retries) {
+    return { decision: run.overruledTable ? overruled(decision, true, facts, unprocessed) : decision };
+  }
   const asked = await ask(run, options.shouldRetry, error as AxiosError, response, decision);
   if ('halt' in asked) return asked;
-  const unprocessed = failure.unprocessed || answer.says === true;
-  return { decision: overruled(decision, asked.verdict, facts, unprocessed) };
+  const judged = overruled(decision, asked.verdict, facts, unprocessed);
+  if (judged.retry && !decision.retry) run.overruledTable = true;
+  return { decision: judged };
 }
 
 /** What the write rule needs of the call (`mayRepeat`). */

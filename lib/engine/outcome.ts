@@ -1,24 +1,27 @@
 import { AxiosError, CanceledError, isCancel } from 'axios';
 import type { AxiosResponse, InternalAxiosRequestConfig } from 'axios';
 import type { StopReason } from '../types';
-import type { Call, CallState } from './call';
+import { CallState } from './call';
+import type { Call } from './call';
 import { notify } from './listeners';
 import type { Listeners } from './listeners';
 import { destination } from './route';
+import { isError } from '../policy/classify';
 import { reasonOutside } from './stop';
 import type { Ending, Outcome } from './stop';
 
 /**
  * The end of a call, in one place: the stop reason (named by `stop.ts`) on `retryState`, the error
- * the caller gets and its story, the breaker's count, and (from the plugin's response interceptor,
+ * the caller gets and its story (on the stack), the breaker's count, and (from the plugin's response interceptor,
  * after axios's transforms) `onGiveUp`.
  */
 
 /**
  * Settles the call with its outcome: the stop reason goes on `retryState`, a token held for a retry
- * never sent goes back, a stream body still held is let go, a closed breaker counts the call, and a bare failure of a custom adapter
- * (no config) is wrapped in an `AxiosError` with it as `cause`, so `error.config.retryState` and
- * `onGiveUp` reach it too.
+ * never sent goes back, a stream body still held is let go, a closed breaker counts the call, and the
+ * story goes on the error's stack. What the adapter rejected with reaches the caller as it is, as
+ * with plain axios; one with no config (a custom adapter's bare `Error` or plain value) cannot be
+ * found by the response interceptor, so its `onGiveUp` is reported here.
  */
 export function finish(run: Ending, outcome: Outcome): Promise<AxiosResponse> {
   run.token.giveBack();
@@ -33,53 +36,93 @@ export function finish(run: Ending, outcome: Outcome): Promise<AxiosResponse> {
     run.gate.succeeded(outcome.response);
     return Promise.resolve(outcome.response);
   }
-  const thrown = ownError(outcome.error, run.config);
+  const thrown = ownError(outcome.error, run);
   run.gate.failed(thrown);
+  if (outcome.stopReason === 'hook-failed') causedBy(thrown, run.state.hookError);
   tell(thrown, story(run, outcome.stopReason, outcome.error));
+  const call = CallState.callOf(run.state);
+  if (configOf(thrown) === undefined && call !== undefined) giveUp(run.state, call, thrown, listeners, run.config);
   return Promise.reject(thrown);
 }
 
 /**
- * The error the caller gets, carrying the call's config (so `error.config.retryState` and the
- * give-up report reach it): the failure itself when it has one; a bare failure of a custom adapter
- * wrapped in an `AxiosError` with it as `cause`; and for a cancel through a `CancelToken` (whose
- * reason is one error shared by every call of the token, with no config) a `CanceledError` of the
- * call's own, with the token's message and the reason as `cause`.
+ * The error the caller gets: the failure itself when it carries a config, or when it is what the
+ * adapter rejected with (plain axios rejects with that very value, an `Error` or not); for a cancel
+ * through a `CancelToken` in flight (whose reason is one error shared by every call of the token,
+ * with no config) a `CanceledError` of the call's own, with the token's message and the reason as
+ * `cause`; and a failure of the plugin's own making (a body factory's, `breaker.key()`'s) wrapped in
+ * an `AxiosError` with the call's config and it as `cause`.
  */
-function ownError(error: unknown, config: InternalAxiosRequestConfig): AxiosError {
-  if (error !== null && typeof error === 'object' && 'config' in error) return error as AxiosError;
+function ownError(error: unknown, run: Ending): unknown {
+  if (configOf(error) !== undefined) return error;
   if (isCancel(error)) {
-    const own = new CanceledError((error as CanceledError<unknown>).message, config);
+    const own = new CanceledError((error as CanceledError<unknown>).message, run.config);
     Object.defineProperty(own, 'cause', { value: error, writable: true, enumerable: false, configurable: true });
     return own;
   }
-  return AxiosError.from(error instanceof Error ? error : new Error(String(error)), undefined, config);
+  if (error === run.lastError) return error;
+  return AxiosError.from(isError(error) ? error : new Error(String(error)), undefined, run.config);
 }
 
-/** The message axios gave an error, before the plugin added its story (kept so a story is never added twice). */
-const AXIOS_MESSAGE = Symbol('axios-resilience.message');
+function configOf(error: unknown): InternalAxiosRequestConfig | undefined {
+  return (error as { config?: InternalAxiosRequestConfig } | null | undefined)?.config;
+}
 
 /**
- * Adds what the plugin did to a failed call's message, after axios's own words, in the message and
- * in the first line of the stack (which is what an uncaught error prints): `Request failed with
- * status code 503 (4 attempts over 1.3 s; stopped: retries-exhausted)`.
+ * A hook that threw ended the call, which fails with its last attempt's error: the hook's error is
+ * that error's `cause` (retry-axios rejects with the hook's own error; this way both are reachable).
+ * An error that has a cause of its own (a network error's socket error) keeps it; the hook's error
+ * is on `retryState.hookError` and in the story either way.
+ */
+function causedBy(error: unknown, hookError: unknown): void {
+  if (!isError(error) || error === hookError || error.cause !== undefined) return;
+  Object.defineProperty(error, 'cause', { value: hookError, writable: true, enumerable: false, configurable: true });
+}
+
+/** The stack as it was before the plugin told its story on it (kept so a story is never told twice). */
+const UNTOLD_STACK = Symbol('axios-resilience.stack');
+
+/**
+ * Puts what the plugin did on the first line of a failed call's stack, after the error's own words:
+ * `AxiosError: Network Error (3 attempts over 1.3 s; stopped: retries-exhausted)`. That line is what
+ * `console.error`, loggers' error serialisers and error trackers show first. The message stays
+ * axios's, byte for byte: apps compare it (`error.message === 'Network Error'`). A value that is not
+ * an `Error` (a plain object, a string) is left as it is.
  */
 export function tell(error: unknown, told: string): void {
-  if (error === null || typeof error !== 'object') return;
-  const holder = error as { message?: unknown; stack?: unknown; [AXIOS_MESSAGE]?: string };
-  if (typeof holder.message !== 'string') return;
-  const said = holder.message;
-  const original = holder[AXIOS_MESSAGE] ?? said;
-  const message = `${original} (${told})`;
+  if (!isError(error)) return;
+  const holder = error as { name?: unknown; message?: unknown; stack?: unknown; [UNTOLD_STACK]?: string };
   try {
-    // Read before the message changes: V8 writes the stack's text on its first read, from the message then.
-    const stack = holder.stack;
-    holder.message = message;
-    Object.defineProperty(holder, AXIOS_MESSAGE, { value: original, configurable: true });
-    if (typeof stack === 'string' && stack.includes(said)) holder.stack = stack.replace(said, message);
+    const stack = holder[UNTOLD_STACK] ?? holder.stack;
+    if (typeof stack !== 'string') return;
+    const message = typeof holder.message === 'string' ? holder.message : '';
+    holder.stack = storied(stack, String(holder.name), message, told);
+    Object.defineProperty(holder, UNTOLD_STACK, { value: stack, configurable: true });
   } catch {
-    // A frozen error keeps its words.
+    // A frozen error keeps its stack.
   }
+}
+
+/** Whether the plugin told its story on `error` already. */
+function isTold(error: unknown): boolean {
+  return (error as { [UNTOLD_STACK]?: string } | null | undefined)?.[UNTOLD_STACK] !== undefined;
+}
+
+/**
+ * `stack` with the story after its header (`Name: message`, as V8 writes it), or, for an engine whose
+ * stack has no header (Firefox, Safari), a first line of its own saying the same.
+ */
+function storied(stack: string, name: string, message: string, told: string): string {
+  const header = message === '' ? name : `${name}: ${message}`;
+  if (stack.startsWith(header)) return `${header} (${told})${stack.slice(header.length)}`;
+  // A header written before the error's name was set (`AxiosError: …` of a `CanceledError`).
+  const lineEnd = stack.indexOf('\n');
+  const at = message === '' ? -1 : stack.indexOf(`: ${message}`);
+  if (at !== -1 && (lineEnd === -1 || at < lineEnd)) {
+    const end = at + 2 + message.length;
+    return `${stack.slice(0, end)} (${told})${stack.slice(end)}`;
+  }
+  return `${header} (${told})\n${stack}`;
 }
 
 /** What the plugin did, in words: attempts, time, and why it stopped (with what to do, where the reason needs it). */
@@ -157,10 +200,10 @@ export function giveUp(
   if (call.reported) return;
   call.reported = true;
   state.stopReason ??= reasonOutside(error);
-  // Cancelled before the adapter ran: no story was told yet, and an error of the call's own may have one.
-  if (state.attempts === 0 && (error as { config?: unknown } | null)?.config === config && config !== undefined) {
-    if ((error as { [AXIOS_MESSAGE]?: string })[AXIOS_MESSAGE] === undefined)
-      tell(error, `nothing sent; stopped: ${state.stopReason}`);
+  // Cancelled before the adapter ran: no story was told yet, and an error of the call's own may have one
+  // (never a CancelToken's reason, which carries no config: every call of that token shares it).
+  if (state.attempts === 0 && configOf(error) === config && config !== undefined && !isTold(error)) {
+    tell(error, `nothing sent; stopped: ${state.stopReason}`);
   }
   const event = { error, stopReason: state.stopReason, retryState: state };
   notify(call.options.onGiveUp, event, (hookError) => (state.hookError ??= hookError));

@@ -50,8 +50,8 @@ export const METRIC_NAMES = {
  * - `axios_resilience.calls` (`server.address`, `outcome`: `'success'` or `'failure'`) and
  *   `axios_resilience.attempts` (`server.address`): calls the plugin ran to the end, and the
  *   requests they sent (attempts ÷ calls is the load retries add).
- * - `axios_resilience.retry.delay` (histogram, ms; `server.address`, `delay_source`): the wait
- *   before each retry.
+ * - `axios_resilience.retry.delay` (histogram, ms; `server.address`, `delay_source`: `backoff`,
+ *   `retry-after`, `delay` or `rate-limit`): the wait before each retry.
  *
  * Returns the function that stops counting (removes its listeners; the instruments stay).
  */

@@ -63,6 +63,14 @@ interface FailureLike {
   config?: { validateStatus?: ((status: number) => boolean) | null };
 }
 
+/**
+ * Whether `value` is an `Error` (of any class), from this realm or another: a socket's error made
+ * outside a test runner's sandbox is one too, while a plain object with a `message` is not.
+ */
+export function isError(value: unknown): value is Error {
+  return value instanceof Error || Object.prototype.toString.call(value) === '[object Error]';
+}
+
 function asFailure(error: unknown): FailureLike | undefined {
   return error !== null && typeof error === 'object' ? (error as FailureLike) : undefined;
 }
@@ -106,8 +114,9 @@ function rejectedStatus(error: unknown): number | undefined {
 /**
  * A transport failure with no code in `errorCodes`, as the reason text: a response cut off
  * mid-body, or — no response, no code, not a cancel — an unknown failure below axios (a mock
- * adapter's network error, a custom adapter's bare rejection). `undefined`: not a transport failure
- * (a code the user did not list, such as a TLS or decompression error).
+ * adapter's network error, a custom adapter's bare `Error`). `undefined`: not a transport failure
+ * (a code the user did not list, such as a TLS or decompression error; a rejection that is no
+ * `Error` at all, such as `{ message: 'network error' }`, which says nothing of the network).
  */
 function transportWithoutCode(error: unknown): string | undefined {
   const failure = asFailure(error);
@@ -115,7 +124,8 @@ function transportWithoutCode(error: unknown): string | undefined {
   if (failure?.response !== undefined && failure.response !== null) {
     return raw === 'ERR_BAD_RESPONSE' ? 'response cut off' : undefined;
   }
-  return typeof raw === 'string' && raw !== '' ? undefined : 'no response';
+  if (typeof raw === 'string' && raw !== '') return undefined;
+  return isError(error) ? 'no response' : undefined;
 }
 
 /** Reads a failed attempt's error once, for the table (`classify`), the write rule and the breaker. */

@@ -12,7 +12,7 @@ export interface ResolvedKeyOptions {
   generate: (() => string) | undefined;
   /** Whether the server at an origin stores keys and replays its answer (so a generated key makes a write safe to repeat). */
   serverDedupes: (origin: string) => boolean;
-  /** The origins `serverDedupes` listed, when it was a list (a failed write's message names them). */
+  /** The origins `serverDedupes` listed, when it was a list (a failed write's story names them). */
   declared?: readonly string[];
 }
 

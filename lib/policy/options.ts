@@ -133,7 +133,10 @@ const REQUEST_ELSEWHERE: Record<string, string> = {
 
 type Input = Record<string, unknown>;
 
-/** retries, baseDelayMs, maxDelayMs and jitter. */
+/**
+ * retries, baseDelayMs, maxDelayMs and jitter. A base above the cap is allowed (retry-axios's
+ * `retryDelay: 10000, maxRetryDelay: 5000`): `min(maxDelayMs, base × 2^n)` caps every wait.
+ */
 function waits(where: string, input: Input, base: ResolvedOptions | undefined) {
   const retries = wholeNumber(where, 'retries', own(input, 'retries'), base?.retries ?? DEFAULTS.retries, 0);
   const baseDelayMs = nonNegative(
@@ -150,8 +153,6 @@ function waits(where: string, input: Input, base: ResolvedOptions | undefined) {
   );
   if (maxDelayMs > MAX_TIMER_MS)
     fail(where, 'maxDelayMs', `must be at most ${MAX_TIMER_MS} (2^31 - 1), got ${maxDelayMs}`);
-  if (maxDelayMs < baseDelayMs)
-    fail(where, 'maxDelayMs', `(${maxDelayMs}) must not be below baseDelayMs (${baseDelayMs})`);
   const jitter = own(input, 'jitter') ?? base?.jitter ?? DEFAULTS.jitter;
   if (!JITTERS.includes(jitter as JitterStrategy)) {
     fail(where, 'jitter', `must be one of ${JITTERS.map(shown).join(', ')}, got ${given(jitter, 'string')}`);

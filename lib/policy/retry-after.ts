@@ -20,10 +20,11 @@ const MONTHS: Record<string, number> = {
   nov: 10,
   dec: 11,
 };
-// IMF-fixdate: Sun, 06 Nov 1994 08:49:37 GMT
-const IMF_FIXDATE = /^[A-Za-z]{3}, (\d{2}) ([A-Za-z]{3}) (\d{4}) (\d{2}):(\d{2}):(\d{2}) GMT$/;
-// RFC 850: Sunday, 06-Nov-94 08:49:37 GMT
-const RFC_850 = /^[A-Za-z]{6,9}, (\d{2})-([A-Za-z]{3})-(\d{2}) (\d{2}):(\d{2}):(\d{2}) GMT$/;
+// IMF-fixdate: Sun, 06 Nov 1994 08:49:37 GMT. Servers also write `UTC` for the zone (a formatter's
+// toUTCString-like output) and a one-digit day (RFC 5322's date); both peers read them (through Date.parse).
+const IMF_FIXDATE = /^[A-Za-z]{3}, (\d{1,2}) ([A-Za-z]{3}) (\d{4}) (\d{2}):(\d{2}):(\d{2}) (?:GMT|UTC)$/;
+// RFC 850 (obsolete): Sunday, 06-Nov-94 08:49:37 GMT, or UTC.
+const RFC_850 = /^[A-Za-z]{6,9}, (\d{2})-([A-Za-z]{3})-(\d{2}) (\d{2}):(\d{2}):(\d{2}) (?:GMT|UTC)$/;
 // asctime: Sun Nov  6 08:49:37 1994 (the day is space-padded). It has no zone and means UTC; V8's
 // Date.parse would read it as local time, which is why none of these forms goes through Date.parse.
 const ASCTIME = /^[A-Za-z]{3} ([A-Za-z]{3}) ([ \d]\d) (\d{2}):(\d{2}):(\d{2}) (\d{4})$/;
@@ -64,8 +65,9 @@ export function parseHttpDate(value: string, nowMs: number = Date.now()): number
 }
 
 /**
- * The wait a `Retry-After` value asks for, in whole milliseconds: `0` for `"0"` and for a date in
- * the past, `undefined` when the value is absent or not a valid delay-seconds or HTTP-date
+ * The wait a `Retry-After` value asks for, in whole milliseconds, from delay-seconds or an HTTP-date
+ * in any of RFC 9110's forms (IMF-fixdate, and the obsolete RFC 850 and asctime), `UTC` read as
+ * `GMT`: `0` for `"0"` and for a date in the past, `undefined` when the value is absent or not a valid delay-seconds or HTTP-date
  * (negative, hex, exponent, a unit, junk); decimal seconds are read (`'1.5'` is 1500). Never NaN, never negative; an absurdly large value
  * is capped at `Number.MAX_SAFE_INTEGER` (the engine clamps it to `maxDelayMs` anyway).
  */

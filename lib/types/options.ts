@@ -194,8 +194,9 @@ export interface RetryPluginOptions {
    */
   onCircuitStateChange?: (change: CircuitStateChange) => void;
   /**
-   * Called when an origin's rate limiter engages (the server began throttling) or relaxes. What it
-   * returns is ignored.
+   * Called when a rate limiter engages (the server began throttling) or relaxes: an origin's, or a
+   * narrower scope's within it (`event.scope`: a quota the server names, a route). What it returns
+   * is ignored.
    * @default undefined
    */
   onRateLimit?: (event: RateLimitEvent) => void;
