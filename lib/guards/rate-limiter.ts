@@ -4,6 +4,7 @@ import { atLimit, counted, paused, take, throttle, withPolicy } from './rate-rul
 import { RATE_RULE } from './rate-state';
 import { WindowQuota } from './window-quota';
 import type { RateState } from './rate-state';
+import type { QuotaWord } from './refill-evidence';
 import type { LimiterState, RateLimitEvent, RateLimitPacing, RateLimiterView } from '../types';
 
 /**
@@ -178,9 +179,17 @@ export class RateLimiter implements RateLimiterView {
     return Math.max(0, until - now);
   }
 
-  /** A fixed window's quota the server told (see `WindowQuota`): calls go only while some is left. */
-  windowQuota(remaining: number, resetAt: number, asOf: number): void {
-    this.window.tell(remaining, resetAt, asOf);
+  /**
+   * What an answer said of the quota (see `WindowQuota`): a fixed window's count gates the calls while
+   * some is left (`counted`: its fields are a window's); a limiter shown to refill is paced instead.
+   */
+  heard(word: QuotaWord, counted: boolean): void {
+    this.window.heard(word, counted);
+  }
+
+  /** Whether a hold of `holdMs` an answer asks for only paces this scope: its limiter refills (`refill-evidence.ts`). */
+  pacesInstead(holdMs: number): boolean {
+    return this.window.pacesInstead(holdMs);
   }
 
   /** The server's policy states its rate (a `RateLimit-Policy`): pace to it while on. */
@@ -221,7 +230,7 @@ export class RateLimiter implements RateLimiterView {
 
   /**
    * Whether one call may go now, taking its send time if so: not while a window's quota is spent by
-   * the calls sent since its last word (`windowQuota`); then by the pace (`admitted`).
+   * the calls sent since its last word (`heard`); then by the pace (`admitted`).
    */
   private goesNow(now: number): boolean {
     if (this.window.heldUntil(now) > 0 || !this.admitted(now)) return false;
