@@ -171,3 +171,86 @@ test('a remaining count that grew before its reset shows a refilling limiter: it
   expect(plugin.limiter(`${t.server.url}/r`)).toMatchObject({ state: 'on', pausedUntil: 0 });
   expect((await settled(refused)).status).toBe(200);
 });
+
+describe('a refusal of a paced scope is load it absorbs: bounded by the deadline, the queue and close(), not by retries', () => {
+  /** 429 `Retry-After: 1` to the first request (the route is then paced); `victim`'s requests refused bare `refusals` times; the rest 200. */
+  const loaded =
+    (refusals: number): Handler =>
+    (req, res, index) => {
+      if (index === 0) return void res.writeHead(429, { 'retry-after': '1' }).end();
+      const victim = req.headers['x-victim'] !== undefined;
+      const refused = t.server.requests.filter((r) => r.headers['x-victim'] !== undefined).length;
+      if (victim && refused <= refusals) return void res.writeHead(429).end();
+      res.writeHead(200).end('ok');
+    };
+
+  /** Engages the route (a bucket's `Retry-After: 1`), and keeps it served: a success every 50 ms until `stop()`. */
+  async function pacedAndServed(http: ReturnType<typeof client>['http']) {
+    await settled(http.get(`${t.server.url}/r`));
+    let serving = true;
+    const others = (async () => {
+      while (serving) {
+        await http.get(`${t.server.url}/r`).catch(() => undefined);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    })();
+    return async () => {
+      serving = false;
+      await settled(others);
+    };
+  }
+
+  test('a call refused five times with retries: 2, while its paced route serves others, succeeds on its sixth attempt', async () => {
+    fake(START);
+    t.handler = loaded(5);
+    const { http } = client({ retries: 2 });
+    const stop = await pacedAndServed(http);
+    const response = await settled(http.get(`${t.server.url}/r`, { headers: { 'x-victim': '1' } }));
+    await stop();
+    expect(response.status).toBe(200);
+    expect(t.server.requests.filter((r) => r.headers['x-victim'] !== undefined)).toHaveLength(6);
+    expect(response.config.retryState).toMatchObject({ attempts: 6 });
+  });
+
+  test('…and still ends at its deadline', async () => {
+    fake(START);
+    t.handler = loaded(1000);
+    const { http } = client({ retries: 2 });
+    const stop = await pacedAndServed(http);
+    const error = await settled(
+      rejection(http.get(`${t.server.url}/r`, { headers: { 'x-victim': '1' }, retry: { deadlineMs: 1500 } })),
+    );
+    await stop();
+    expect((error as unknown as AxiosError).config!.retryState!.stopReason).toMatch(/^(deadline|rate-limited)$/);
+    expect(Date.now() - START).toBeLessThan(1000 + 1500 + 500);
+  });
+
+  test('a route refusing every call is no load to absorb: retries bounds it', async () => {
+    fake(START);
+    t.handler = (_req, res, index) => res.writeHead(429, index === 0 ? { 'retry-after': '1' } : {}).end();
+    const { http } = client({ retries: 2 });
+    const error = await settled(rejection(http.get(`${t.server.url}/r`)));
+    // The first refusal paced the route; its retries were refused too, and none of the route's calls got through.
+    const later = await settled(rejection(http.get(`${t.server.url}/r`)));
+    expect((error as unknown as AxiosError).config!.retryState!.stopReason).toBe('retries-exhausted');
+    expect((later as unknown as AxiosError).config!.retryState).toMatchObject({
+      attempts: 3,
+      stopReason: 'retries-exhausted',
+    });
+  });
+
+  test('a call to a route that is not paced keeps retries as its bound', async () => {
+    fake(START);
+    // Bare refusals of one call while the route serves others: too few to show the rate is the cause.
+    t.handler = (req, res) =>
+      req.headers['x-victim'] !== undefined ? res.writeHead(429).end() : res.writeHead(200).end('ok');
+    const { http, plugin } = client({ retries: 2 });
+    for (let i = 0; i < 20; i++) await settled(http.get(`${t.server.url}/r`));
+    const error = await settled(rejection(http.get(`${t.server.url}/r`, { headers: { 'x-victim': '1' } })));
+    expect((error as unknown as AxiosError).config!.retryState).toMatchObject({
+      attempts: 3,
+      stopReason: 'retries-exhausted',
+    });
+    expect(plugin.limiter(`${t.server.url}/r`)).toBeUndefined();
+  });
+});

@@ -187,7 +187,20 @@ export function gateWait(run: CallRun, now: number): GateWait | undefined {
   return {
     turnMs: limiter.full ? Infinity : Math.ceil(limiter.expectedWaitMs(now)),
     heldForMs: limiter.heldForMs(now),
+    absorbs: absorbs(run, limiter, now),
   };
+}
+
+/**
+ * Whether the call's refusal is load its paced scope absorbs, so that its retries are bounded by its
+ * deadline, the queue's bound, `close()` and `maxDelayMs` from its start, not by `retries`: it was
+ * throttled and waits its turn at the scope's gate, and the scope is being served (a success counted
+ * within the last second, or engaged less than a second ago): a server refusing every call of the
+ * scope is no load to absorb, and `retries` bounds those. `retries: 0` retries nothing.
+ */
+function absorbs(run: CallRun, limiter: RateLimiter, now: number): boolean {
+  const { retries, maxDelayMs } = run.options;
+  return run.pushback.throttled && retries > 0 && now - run.startedAt < maxDelayMs && limiter.serving(now);
 }
 
 /**

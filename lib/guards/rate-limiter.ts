@@ -1,6 +1,6 @@
 import { TurnQueue } from './turn-queue';
 import type { Turn } from './turn-queue';
-import { atLimit, counted, paused, take, throttle, withPolicy } from './rate-rule';
+import { atLimit, counted, paused, serving, take, throttle, withPolicy } from './rate-rule';
 import { RATE_RULE } from './rate-state';
 import { WindowQuota } from './window-quota';
 import type { RateState } from './rate-state';
@@ -173,16 +173,18 @@ export class RateLimiter implements RateLimiterView {
     }
   }
 
+  /** The scope is being served (`serving` in `rate-rule.ts`): its refusals are load, not a server refusing all. */
+  serving(now = this.now()): boolean {
+    return this.rule !== undefined && serving(this.rule, now);
+  }
+
   /** How long this key is held from now (a server's pause, a spent quota's reset); 0 when it is not. */
   heldForMs(now = this.now()): number {
     const until = this.pacing?.active ? this.pacing.pausedUntil : (this.rule?.pausedUntil ?? 0);
     return Math.max(0, until - now);
   }
 
-  /**
-   * What an answer said of the quota (see `WindowQuota`): a fixed window's count gates the calls while
-   * some is left (`counted`: its fields are a window's); a limiter shown to refill is paced instead.
-   */
+  /** What an answer said of the quota (`WindowQuota`): a fixed window's count gates the calls; a refilling limiter paces. */
   heard(word: QuotaWord, counted: boolean): void {
     this.window.heard(word, counted);
   }

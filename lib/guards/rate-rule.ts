@@ -146,6 +146,12 @@ function resetStands(state: RateState, now: number, spentAt: number): boolean {
   return Math.floor(now / R.stepMs) > Math.floor(spentAt / R.stepMs) && !countedAfter(state, spentAt);
 }
 
+/** The scope is being served: a success counted within the last second, or engaged less than a second ago. */
+export function serving(state: RateState, now: number): boolean {
+  const window = R.windowSteps * R.stepMs;
+  return now - state.engagedAt < window || countedAfter(state, now - window);
+}
+
 /** Successes were counted in a step after `at`'s (within the measuring window). */
 export function countedAfter(state: RateState, at: number): boolean {
   const after = Math.floor(at / R.stepMs);
