@@ -45,6 +45,7 @@ export type {
   RateLimitPacing,
   RateLimitReport,
   RateLimitSchedule,
+  RateLimitWindowWord,
   RateLimitStore,
   RateLimiterView,
   RetryEvent,

@@ -20,4 +20,5 @@ export type {
   RateLimitGrant,
   RateLimitReport,
   RateLimitFleetState,
+  RateLimitWindowWord,
 } from '../types';

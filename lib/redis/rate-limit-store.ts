@@ -84,11 +84,12 @@ export function redisRateLimitStore(
   const store: RateLimitStore & RateLimitSchedule = {
     pacing: (key, now) => new SharedPacing(key, store, now),
     usable: () => health.usable(isReady(client)),
-    async take(key, count, successes, policyRate) {
+    async take(key, count, successes, policyRate, window) {
       let reply: unknown[];
       try {
         // A growth step is at least a round trip: the fleet hears the server that much later.
-        reply = await ask(take, key, takeArgs({ successes, policyRate }, count, HORIZON_MS, roundTrips.longest()));
+        const args = takeArgs({ successes, policyRate }, count, HORIZON_MS, roundTrips.longest(), window);
+        reply = await ask(take, key, args);
       } catch {
         return undefined;
       }
@@ -117,7 +118,6 @@ export function redisRateLimitStore(
           ageMs,
           pauseMs: report.pauseMs,
           graceMs: HORIZON_MS + roundTrips.longest(),
-          spentAgeMs: report.spentAgeMs,
           hintless: report.hintless,
           startRate: report.startRate,
         },

@@ -40,6 +40,8 @@ export class SharedPacing implements RateLimitPacing {
   private waiting = 0;
   private successes = 0;
   private policyRate: number | undefined;
+  /** The newest fixed window's word told since the last request (local ms), sent with the next. */
+  private window: { remaining: number; resetAt: number; asOf: number } | undefined;
   private closed = false;
   private wake: () => void = () => undefined;
 
@@ -85,6 +87,11 @@ export class SharedPacing implements RateLimitPacing {
     if (policyRate !== undefined) this.policyRate = policyRate;
   }
 
+  /** A fixed window's quota an answer told: the fleet counts every process's sends against it (sent with the next request). */
+  told(remaining: number, resetAt: number, asOf: number): void {
+    if (this.window === undefined || asOf >= this.window.asOf) this.window = { remaining, resetAt, asOf };
+  }
+
   /**
    * A throttle this process saw: the fleet engages, or cuts its rate once per burst, and pauses.
    * The fleet decides (a throttle of a burst it already answered holds nobody); the send times this
@@ -99,7 +106,6 @@ export class SharedPacing implements RateLimitPacing {
       ageMs: Math.max(0, now - throttle.sentAt),
       pauseMs: throttle.pauseMs,
       policyRate: this.policyRate,
-      spentAgeMs: throttle.spentAt === undefined ? undefined : Math.max(0, now - throttle.spentAt),
       hintless: throttle.hintless,
       startRate: throttle.startRate,
     };
@@ -146,7 +152,13 @@ export class SharedPacing implements RateLimitPacing {
     this.lastAskAt = now;
     const successes = this.successes;
     this.successes = 0;
-    this.store.take(this.key, missing, successes, this.policyRate).then(
+    const told = this.window;
+    this.window = undefined;
+    const window =
+      told === undefined || told.resetAt <= now
+        ? undefined
+        : { remaining: told.remaining, resetInMs: told.resetAt - now, asOfAgeMs: Math.max(0, now - told.asOf) };
+    this.store.take(this.key, missing, successes, this.policyRate, window).then(
       (grant) => this.granted(grant, now, missing),
       () => this.granted(undefined, now, missing),
     );

@@ -101,7 +101,6 @@ export interface PacingThrottle {
   sentAt: number;
   pauseMs?: number | undefined;
   policyRate?: number | undefined;
-  spentAt?: number | undefined;
   hintless?: boolean | undefined;
   /** Successes per second the scope was served at before it engaged (a fleet that engages starts there). */
   startRate?: number | undefined;
@@ -145,12 +144,6 @@ export interface RateLimitReport {
   ageMs: number;
   /** Hold the fleet this long (a `Retry-After`, a spent quota's reset), already clamped. */
   pauseMs?: number | undefined;
-  /**
-   * When `pauseMs` is a spent quota's reset this process believes (it saw no success of its own
-   * since): how long ago the server said the quota was spent, in ms. The fleet holds only if none of
-   * its processes counted a success since then.
-   */
-  spentAgeMs?: number | undefined;
   /** A rate the server's policy states, per second (for the whole fleet: the server counts every process). */
   policyRate?: number | undefined;
   /**
@@ -198,6 +191,19 @@ export interface RateLimitFleetState {
 }
 
 /**
+ * A fixed window's quota as a process's answer told it, passed on so the fleet counts every process's
+ * sends against it (the schedule then grants no more than it has left, and none until its reset).
+ */
+export interface RateLimitWindowWord {
+  /** Requests the window had left. */
+  remaining: number;
+  /** Until its reset, in ms. */
+  resetInMs: number;
+  /** How long ago the request it counted was sent, in ms. */
+  asOfAgeMs: number;
+}
+
+/**
  * A fleet's shared schedule of send times, one per origin (see `axios-resilience/redis`'s
  * `redisRateLimitStore`, which is one). Implementations time out and report trouble themselves: a
  * schedule that cannot answer resolves `undefined`, and the process paces alone meanwhile.
@@ -210,7 +216,13 @@ export interface RateLimitSchedule {
    * successes since it last reported (batched here, so no round trip of their own); `policyRate`: a
    * rate the server's policy states. `undefined` when the store could not answer in time.
    */
-  take(key: string, count: number, successes: number, policyRate?: number): Promise<RateLimitGrant | undefined>;
+  take(
+    key: string,
+    count: number,
+    successes: number,
+    policyRate?: number,
+    window?: RateLimitWindowWord,
+  ): Promise<RateLimitGrant | undefined>;
   /**
    * A throttle of `key`: engages the shared state, or cuts its rate (once per burst) and pauses it.
    * Resolves the fleet's state after it (`undefined` when the store could not answer). Never rejects.
@@ -244,13 +256,12 @@ export interface RateLimitPacing {
   readonly pausedUntil: number;
   /** An answer of the throttled origin that is not a throttle. */
   succeeded(): void;
-  /**
-   * A throttle this process saw (`sentAt`: local ms; `-Infinity` for an attempt that was not paced;
-   * `spentAt`, local ms: when the server said the quota was spent, for a pause that is its reset).
-   */
+  /** A throttle this process saw (`sentAt`: local ms; `-Infinity` for an attempt that was not paced). */
   throttled(throttle: PacingThrottle, now: number): void;
   /** The server's policy states its rate. */
   hinted(policyRate: number | undefined): void;
+  /** A fixed window's quota an answer told (local ms: its reset, and the send time it counted as of). */
+  told?(remaining: number, resetAt: number, asOf: number): void;
   close(): void;
 }
 
