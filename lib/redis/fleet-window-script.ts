@@ -3,15 +3,17 @@
  * `windowSteps`, `fmt`): a fixed window's quota counted for the whole fleet, where
  * `guards/window-quota.ts` counts one process's sends. The window is the newest word a process told
  * (`remaining` as of a request sent `asOfAge` ms ago, reset in `resetIn` ms), less the send times
- * granted since: those of the steps from the word's own (the whole of it, erring towards fewer
- * sends), kept per step as `g<step>` for the window's steps, then each grant as it is made.
+ * granted since: those of the steps after the word's own and its share of that one, kept per step as `g<step>` for the window's steps, then each grant as it is made.
  * `fleetWindow` returns what is left and the reset, or nil when no window is known.
  */
 export const FLEET_WINDOW = `
 local function grantsSince(at)
-  local sum, step = 0, math.floor(now / stepMs)
-  for i = math.max(math.floor(at / stepMs), step - windowSteps + 1), step do
-    sum = sum + (tonumber(redis.call('HGET', K, 'g' .. i)) or 0)
+  local sum, step, from = 0, math.floor(now / stepMs), math.floor(at / stepMs)
+  for i = math.max(from, step - windowSteps + 1), step do
+    local g = tonumber(redis.call('HGET', K, 'g' .. i)) or 0
+    -- The word's own step: the share of it after the request was sent.
+    if i == from then g = g * (1 - (at - from * stepMs) / stepMs) end
+    sum = sum + g
   end
   return sum
 end
