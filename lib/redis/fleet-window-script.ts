@@ -15,7 +15,7 @@ local function grantsSince(at)
     if i == from then g = g * (1 - (at - from * stepMs) / stepMs) end
     sum = sum + g
   end
-  return sum
+  return math.floor(sum + 0.5)
 end
 
 local function fleetWindow(remaining, resetIn, asOfAge)
