@@ -45,7 +45,6 @@ export type {
   RateLimitPacing,
   RateLimitReport,
   RateLimitSchedule,
-  RateLimitWindowWord,
   RateLimitStore,
   RateLimiterView,
   RetryEvent,

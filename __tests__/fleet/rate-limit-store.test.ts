@@ -147,24 +147,6 @@ async function engagedThenThrottledWithinHorizon(): Promise<{ p: string; s: Rate
   );
 }
 
-test("a fixed window's word counts every process's sends: the fleet grants no more than it has left, none until its reset", async () => {
-  const p = prefix();
-  const [a, b] = [store(p), store(p)];
-  // Engaged at 1,000/s: a take could book 50 send times within the horizon.
-  await a.throttle('https://api.example', { ageMs: Infinity, startRate: 1000 }, 0);
-  const word = { remaining: 3, resetInMs: 1000, asOfAgeMs: 0 };
-  const told = await a.take('https://api.example', 50, 0, undefined, word);
-  expect(told!.granted).toBe(3);
-  // Another process, that never heard the word: the window is spent for the fleet until its reset.
-  const other = await take(b, 50);
-  expect(other.granted).toBe(0);
-  expect(other.retryAt).toBeGreaterThan(other.now + 1000 - HORIZON_MS);
-  // A newer word (a request sent later) says more is left: the fleet goes on, from what it granted since.
-  const newer = await b.take('https://api.example', 50, 0, undefined, { remaining: 10, resetInMs: 900, asOfAgeMs: 0 });
-  expect(newer!.granted).toBeGreaterThan(0);
-  expect(newer!.granted).toBeLessThanOrEqual(10);
-});
-
 test('a burst of throttles cuts once: a throttle of an attempt sent before the last cut, or within the horizon and a round trip after it, changes nothing', async () => {
   const { p, s } = await engagedThenThrottledWithinHorizon();
   expect(Number(await field(p, 'ratePerSecond'))).toBe(SEED_RATE);

@@ -7,13 +7,7 @@
 import { RATE_RULE } from '../../lib/guards/rate-state';
 import { RateLimiter } from '../../lib/guards/rate-limiter';
 import { SharedPacing } from '../../lib/redis/shared-pacing';
-import type {
-  RateLimitFleetState,
-  RateLimitGrant,
-  RateLimitReport,
-  RateLimitSchedule,
-  RateLimitWindowWord,
-} from '../../lib/types';
+import type { RateLimitFleetState, RateLimitGrant, RateLimitReport, RateLimitSchedule } from '../../lib/types';
 
 const { seedRate: SEED_RATE } = RATE_RULE;
 
@@ -26,20 +20,12 @@ class MemoryStore implements RateLimitSchedule {
   /** `false`: takes never answer (a store slower than any timeout, as the Redis store reports it: undefined). */
   answers = true;
   takes: Array<{ count: number; successes: number }> = [];
-  windows: Array<RateLimitWindowWord | undefined> = [];
   throttles: Array<{ report: RateLimitReport; successes: number }> = [];
   private tat = 0;
   private paused = 0;
   usable = (): boolean => this.up;
-  take(
-    _key: string,
-    count: number,
-    successes: number,
-    _policyRate?: number,
-    window?: RateLimitWindowWord,
-  ): Promise<RateLimitGrant | undefined> {
+  take(_key: string, count: number, successes: number): Promise<RateLimitGrant | undefined> {
     this.takes.push({ count, successes });
-    this.windows.push(window);
     if (!this.answers) return Promise.resolve(undefined);
     const now = Date.now() + SKEW;
     const first = Math.max(this.tat, now, this.paused);
@@ -121,23 +107,6 @@ test("successes ride along with the next request; a throttle is reported with it
   await jest.advanceTimersByTimeAsync(2000);
   // The fleet paused until 1050 ms: the held times fell in it, and new ones follow it.
   expect(released.map((at) => at - start)).toEqual([0, 1050, 1150]);
-  limiter.close();
-});
-
-test("a fixed window's word an answer told rides along with the next request, as ages; a refilling scope's is not told", async () => {
-  const limiter = make();
-  limiter.throttled({ sentAt: -Infinity });
-  const start = Date.now();
-  // An answer read now to a request sent 30 ms ago: 4 left, the window resetting in 700 ms.
-  limiter.heard({ ok: true, remaining: 4, resetAt: start + 700, sentAt: start - 30, at: start }, true);
-  queueUp(limiter, 1, []);
-  expect(store.windows).toEqual([{ remaining: 4, resetInMs: 700, asOfAgeMs: 30 }]);
-  // A success that says nothing of the quota: the limiter refills; its next word counts no window.
-  limiter.heard({ ok: true, remaining: undefined, resetAt: undefined, sentAt: start, at: start }, true);
-  limiter.heard({ ok: true, remaining: 2, resetAt: start + 700, sentAt: start + 1, at: start + 1 }, true);
-  queueUp(limiter, 1, []);
-  await jest.advanceTimersByTimeAsync(200);
-  expect(store.windows.slice(1).every((w) => w === undefined)).toBe(true);
   limiter.close();
 });
 

@@ -186,7 +186,7 @@ export class RateLimiter implements RateLimiterView {
 
   /** What an answer said of the quota (`WindowQuota`): a fixed window's count gates the calls; a refilling limiter paces. */
   heard(word: QuotaWord, counted: boolean): void {
-    if (this.window.heard(word, counted)) this.pacing?.told?.(word.remaining!, word.resetAt!, word.sentAt);
+    this.window.heard(word, counted);
   }
 
   /** Whether a hold of `holdMs` an answer asks for only paces this scope: its limiter refills (`refill-evidence.ts`). */

@@ -18,15 +18,13 @@ export class WindowQuota {
 
   /**
    * One answer's word on the quota: the evidence of which limiter this is, and the window's count
-   * (when `counted`: a window's fields, not a quota that refills by its dialect) while none refills;
-   * `true` when it told the window something new.
+   * (when `counted`: a window's fields, not a quota that refills by its dialect) while none refills.
    */
-  heard(word: QuotaWord, counted: boolean): boolean {
+  heard(word: QuotaWord, counted: boolean): void {
     this.evidence = heard(this.evidence, word);
     if (this.evidence.refills) this.forget();
     else if (counted && word.remaining !== undefined && word.resetAt !== undefined)
-      return this.tell(word.remaining, word.resetAt, word.sentAt);
-    return false;
+      this.tell(word.remaining, word.resetAt, word.sentAt);
   }
 
   /** Whether a hold of `holdMs` an answer asks for only paces this scope (its limiter refills). */
@@ -48,14 +46,13 @@ export class WindowQuota {
     if (this.told !== undefined) this.sends.push(now);
   }
 
-  /** The server's word, from an answer to a request sent at `asOf`; an older word for the same window is ignored (`false`). */
-  private tell(remaining: number, resetAt: number, asOf: number): boolean {
+  /** The server's word, from an answer to a request sent at `asOf`; an older word for the same window is ignored. */
+  private tell(remaining: number, resetAt: number, asOf: number): void {
     const told = this.told;
-    if (told !== undefined && told.resetAt === resetAt && asOf < told.asOf) return false;
+    if (told !== undefined && told.resetAt === resetAt && asOf < told.asOf) return;
     this.told = { remaining, resetAt, asOf };
     const kept = this.sends.findIndex((at) => at > asOf);
     this.sends.splice(0, kept === -1 ? this.sends.length : kept);
-    return true;
   }
 
   private forget(): void {

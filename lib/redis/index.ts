@@ -20,5 +20,4 @@ export type {
   RateLimitGrant,
   RateLimitReport,
   RateLimitFleetState,
-  RateLimitWindowWord,
 } from '../types';

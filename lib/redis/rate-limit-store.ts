@@ -84,12 +84,11 @@ export function redisRateLimitStore(
   const store: RateLimitStore & RateLimitSchedule = {
     pacing: (key, now) => new SharedPacing(key, store, now),
     usable: () => health.usable(isReady(client)),
-    async take(key, count, successes, policyRate, window) {
+    async take(key, count, successes, policyRate) {
       let reply: unknown[];
       try {
         // A growth step is at least a round trip: the fleet hears the server that much later.
-        const args = takeArgs({ successes, policyRate }, count, HORIZON_MS, roundTrips.longest(), window);
-        reply = await ask(take, key, args);
+        reply = await ask(take, key, takeArgs({ successes, policyRate }, count, HORIZON_MS, roundTrips.longest()));
       } catch {
         return undefined;
       }

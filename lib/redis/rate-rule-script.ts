@@ -1,6 +1,4 @@
 import { RATE_RULE } from '../guards/rate-state';
-import type { RateLimitWindowWord } from '../types';
-import { FLEET_WINDOW } from './fleet-window-script';
 
 /**
  * The rate rule (`guards/rate-rule.ts`) in Lua, for the fleet's schedule on Redis. Each function
@@ -186,20 +184,16 @@ end
 `;
 
 /**
- * Own ARGV: how many send times are asked for, how far ahead they may be booked (ms), how late
- * the asker hears the fleet (its round trip to the store, ms: a growth step is at least that), and a
- * fixed window's word (remaining, -1 for none; reset in ms; the age of the request it counted, ms).
- * Counts the successes reported, takes a policy's rate, grows the rate for the steps since the last
- * when the schedule is booked ahead (demand above the rate), then grants send times up to the
- * horizon, and no more than the fleet's window has left (none until its reset once spent);
+ * Own ARGV: how many send times are asked for, how far ahead they may be booked (ms), and how late
+ * the asker hears the fleet (its round trip to the store, ms: a growth step is at least that). Counts the
+ * successes reported, takes a policy's rate, grows the rate for the steps since the last when the
+ * schedule is booked ahead (demand above the rate), then grants send times up to the horizon;
  * `retryAt` says when asking again can be granted a batch. Replies (numbers as text): now, state,
  * granted, first, interval, retryAt, rate, paused, relaxAt.
  */
-export const TAKE_SCRIPT = `${PRELUDE}${FLEET_WINDOW}
+export const TAKE_SCRIPT = `${PRELUDE}
 local count, horizon = tonumber(ARGV[${FIRST_OWN_ARG}]), tonumber(ARGV[${FIRST_OWN_ARG + 1}])
 local lag = tonumber(ARGV[${FIRST_OWN_ARG + 2}])
-local wRemaining, wResetIn = tonumber(ARGV[${FIRST_OWN_ARG + 3}]), tonumber(ARGV[${FIRST_OWN_ARG + 4}])
-local wAsOfAge = tonumber(ARGV[${FIRST_OWN_ARG + 5}])
 if not on then
   return {fmt(now), 'off', count, fmt(now), '0', fmt(now), '0', '0', '0'}
 end
@@ -207,14 +201,7 @@ counted(successes, 0)
 if policy > 0 then withPolicy(policy) end
 local demand = s.nextAt > now
 grown(demand, lag)
-local left, windowReset = fleetWindow(wRemaining, wResetIn, wAsOfAge)
-local granted, first, interval
-if left ~= nil and left <= 0 then
-  granted, first, interval = 0, windowReset, 1000 / s.ratePerSecond
-else
-  granted, first, interval = booked(left ~= nil and math.min(count, left) or count, horizon)
-end
-grantsCounted(granted, left ~= nil)
+local granted, first, interval = booked(count, horizon)
 save()
 if demand then expire() end
 local relaxAt = now + math.max(0, redis.call('PTTL', K))
@@ -261,20 +248,11 @@ const ruleArgs = (report: ScriptReport): number[] => [
   report.policyRate ?? 0,
 ];
 
-export const takeArgs = (
-  report: ScriptReport,
-  count: number,
-  horizonMs: number,
-  lagMs = 0,
-  window?: RateLimitWindowWord,
-): number[] => [
+export const takeArgs = (report: ScriptReport, count: number, horizonMs: number, lagMs = 0): number[] => [
   ...ruleArgs(report),
   count,
   horizonMs,
   lagMs,
-  window?.remaining ?? -1,
-  window?.resetInMs ?? 0,
-  window?.asOfAgeMs ?? 0,
 ];
 
 export const throttleArgs = (

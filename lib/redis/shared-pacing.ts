@@ -40,8 +40,6 @@ export class SharedPacing implements RateLimitPacing {
   private waiting = 0;
   private successes = 0;
   private policyRate: number | undefined;
-  /** The newest fixed window's word told since the last request (local ms), sent with the next. */
-  private window: { remaining: number; resetAt: number; asOf: number } | undefined;
   private closed = false;
   private wake: () => void = () => undefined;
 
@@ -85,11 +83,6 @@ export class SharedPacing implements RateLimitPacing {
   /** The server's policy states its rate: the fleet paces to it (sent with the next request). */
   hinted(policyRate: number | undefined): void {
     if (policyRate !== undefined) this.policyRate = policyRate;
-  }
-
-  /** A fixed window's quota an answer told: the fleet counts every process's sends against it (sent with the next request). */
-  told(remaining: number, resetAt: number, asOf: number): void {
-    if (this.window === undefined || asOf >= this.window.asOf) this.window = { remaining, resetAt, asOf };
   }
 
   /**
@@ -152,13 +145,7 @@ export class SharedPacing implements RateLimitPacing {
     this.lastAskAt = now;
     const successes = this.successes;
     this.successes = 0;
-    const told = this.window;
-    this.window = undefined;
-    const window =
-      told === undefined || told.resetAt <= now
-        ? undefined
-        : { remaining: told.remaining, resetInMs: told.resetAt - now, asOfAgeMs: Math.max(0, now - told.asOf) };
-    this.store.take(this.key, missing, successes, this.policyRate, window).then(
+    this.store.take(this.key, missing, successes, this.policyRate).then(
       (grant) => this.granted(grant, now, missing),
       () => this.granted(undefined, now, missing),
     );

@@ -191,19 +191,6 @@ export interface RateLimitFleetState {
 }
 
 /**
- * A fixed window's quota as a process's answer told it, passed on so the fleet counts every process's
- * sends against it (the schedule then grants no more than it has left, and none until its reset).
- */
-export interface RateLimitWindowWord {
-  /** Requests the window had left. */
-  remaining: number;
-  /** Until its reset, in ms. */
-  resetInMs: number;
-  /** How long ago the request it counted was sent, in ms. */
-  asOfAgeMs: number;
-}
-
-/**
  * A fleet's shared schedule of send times, one per origin (see `axios-resilience/redis`'s
  * `redisRateLimitStore`, which is one). Implementations time out and report trouble themselves: a
  * schedule that cannot answer resolves `undefined`, and the process paces alone meanwhile.
@@ -216,13 +203,7 @@ export interface RateLimitSchedule {
    * successes since it last reported (batched here, so no round trip of their own); `policyRate`: a
    * rate the server's policy states. `undefined` when the store could not answer in time.
    */
-  take(
-    key: string,
-    count: number,
-    successes: number,
-    policyRate?: number,
-    window?: RateLimitWindowWord,
-  ): Promise<RateLimitGrant | undefined>;
+  take(key: string, count: number, successes: number, policyRate?: number): Promise<RateLimitGrant | undefined>;
   /**
    * A throttle of `key`: engages the shared state, or cuts its rate (once per burst) and pauses it.
    * Resolves the fleet's state after it (`undefined` when the store could not answer). Never rejects.
@@ -260,8 +241,6 @@ export interface RateLimitPacing {
   throttled(throttle: PacingThrottle, now: number): void;
   /** The server's policy states its rate. */
   hinted(policyRate: number | undefined): void;
-  /** A fixed window's quota an answer told (local ms: its reset, and the send time it counted as of). */
-  told?(remaining: number, resetAt: number, asOf: number): void;
   close(): void;
 }
 
