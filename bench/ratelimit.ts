@@ -1,7 +1,9 @@
 /**
  * What a retry library does against a rate-limited API (issue 22): a token bucket of `--rate`
  * requests/s with a burst of `--burst` and `--latency-ms` of latency, answering 429 over the limit,
- * four ways (`--hints`: Retry-After: 1, no hint, the IETF RateLimit fields, X-RateLimit-*).
+ * six ways (`--hints`): token buckets that speak only on a refusal (Retry-After: 1, no hint,
+ * X-RateLimit-* with a next-second reset, RateLimit r=0;t=1) and truthful fixed windows (the IETF
+ * RateLimit fields, X-RateLimit-*) that report the quota on every answer.
  * Closed-loop callers (`--callers`, one run per count) call for `--run-ms`; contenders one after
  * another, each on a fresh server bucket.
  *
@@ -33,7 +35,7 @@ import type { BucketHints, ServerStats } from './server';
 
 const args = flags({
   callers: '20,200',
-  hints: 'retry-after,none,ratelimit,x-ratelimit',
+  hints: 'retry-after,none,bucket-x-ratelimit,bucket-ratelimit,ratelimit,x-ratelimit',
   'run-ms': 8000,
   'steady-ms': 1500,
   rate: 100,
@@ -57,7 +59,14 @@ const args = flags({
   child: false,
 });
 
-const HINTS: readonly BucketHints[] = ['retry-after', 'none', 'ratelimit', 'x-ratelimit'];
+const HINTS: readonly BucketHints[] = [
+  'retry-after',
+  'none',
+  'bucket-x-ratelimit',
+  'bucket-ratelimit',
+  'ratelimit',
+  'x-ratelimit',
+];
 const hintList = args.hints.split(',') as BucketHints[];
 for (const hint of hintList) if (!HINTS.includes(hint)) throw new TypeError(`--hints takes ${HINTS.join(', ')}`);
 const callerCounts = args.callers.split(',').map(Number);

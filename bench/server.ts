@@ -38,7 +38,10 @@ export interface ServerOptions {
   latency?: { seed: number; slowShare: number; slowMs: [number, number]; fastMs: [number, number] };
   /**
    * A rate limit of `ratePerSecond`, answered 429 beyond, told as `hints` says, each as its documentation
-   * defines it: `retry-after` (`Retry-After: 1` on a 429) and `none` over a token bucket (`burst`);
+   * defines it: over a token bucket (`burst`) that says nothing on its successes, as nginx's `limit_req`,
+   * Envoy's and most gateways' do, a 429 with `Retry-After: 1` (`retry-after`), nothing (`none`),
+   * `X-RateLimit-Limit`, `-Remaining: 0` and a reset at the next second (`bucket-x-ratelimit`), or
+   * `RateLimit: "default";r=0;t=1` (`bucket-ratelimit`);
    * `ratelimit` (the IETF draft's `RateLimit` and `RateLimit-Policy` on every answer: `t` is "the number
    * of seconds until additional quota ... is made available") and `x-ratelimit` (`X-RateLimit-*` on
    * every answer, the reset "the time at which the current rate limit window resets, in UTC epoch
@@ -48,7 +51,17 @@ export interface ServerOptions {
   bucket?: { ratePerSecond: number; burst: number; hints: BucketHints; steadyFrom: number };
 }
 
-export type BucketHints = 'retry-after' | 'none' | 'ratelimit' | 'x-ratelimit';
+export type BucketHints =
+  'retry-after' | 'none' | 'bucket-x-ratelimit' | 'bucket-ratelimit' | 'ratelimit' | 'x-ratelimit';
+
+/** What a token bucket's 429 says, per `hints` (nothing on its successes). */
+function refusalHeaders(hints: BucketHints, now: number, rate: number): Record<string, string> {
+  if (hints === 'retry-after') return { 'retry-after': '1' };
+  if (hints === 'bucket-ratelimit') return { ratelimit: '"default";r=0;t=1' };
+  if (hints !== 'bucket-x-ratelimit') return {};
+  const reset = String(Math.floor(now / 1000) + 1);
+  return { 'x-ratelimit-limit': String(rate), 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': reset };
+}
 
 export interface ServerStats {
   requests: number;
@@ -187,7 +200,7 @@ const server = createServer((req, res) => {
     const headers = {
       'content-type': 'application/json',
       'content-length': Buffer.byteLength(body),
-      ...(token === false && options.bucket?.hints === 'retry-after' ? { 'retry-after': '1' } : {}),
+      ...(token === false ? refusalHeaders(options.bucket!.hints, now, options.bucket!.ratePerSecond) : {}),
       ...limited?.headers,
     };
     const send = (): void => {

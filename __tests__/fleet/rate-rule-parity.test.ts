@@ -41,8 +41,6 @@ type Event =
       pauseMs: number | undefined;
       successes: number;
       policyRate: number | undefined;
-      /** A pause that is a believed reset: how long ago the quota was said to be spent. */
-      spentAgeMs?: number | undefined;
       /** Nothing but the status said it was a throttle: within the rule's noise share it cuts nothing. */
       hintless?: boolean | undefined;
       /** The rate the reporter's scope was served at before: an engaging fleet starts there. */
@@ -64,12 +62,10 @@ function ruleTake(state: RateState, now: number, e: Extract<Event, { kind: 'take
 
 /** What the store's throttle script does: the rule's own composition, with the fleet's grace (its horizon). */
 function ruleThrottle(state: RateState | undefined, now: number, e: Extract<Event, { kind: 'throttle' }>): RateState {
-  const spentAt = e.spentAgeMs === undefined ? undefined : now - e.spentAgeMs;
   return throttleComposed(state, now, {
     sentAt: now - e.ageMs,
     pauseMs: e.pauseMs,
     graceMs: HORIZON_MS,
-    spentAt,
     hintless: e.hintless,
     successes: e.successes,
     policyRate: e.policyRate,
@@ -126,7 +122,6 @@ async function agree(events: Event[], start = 1_700_000_000_000.5): Promise<numb
         ageMs: e.ageMs,
         pauseMs: e.pauseMs,
         graceMs: HORIZON_MS,
-        spentAgeMs: e.spentAgeMs,
         hintless: e.hintless,
         startRate: e.startRate,
       });
@@ -168,7 +163,6 @@ const throttle = (
   pauseMs?: number,
   policyRate?: number,
   successes = 0,
-  spentAgeMs?: number,
   hintless?: boolean,
 ): Event => ({
   kind: 'throttle',
@@ -177,12 +171,10 @@ const throttle = (
   pauseMs,
   successes,
   policyRate,
-  spentAgeMs,
   hintless,
 });
 /** A throttle with no hint (a bare 429), `successes` reported with it. */
-const bare = (gapMs: number, successes = 0): Event =>
-  throttle(gapMs, 5, undefined, undefined, successes, undefined, true);
+const bare = (gapMs: number, successes = 0): Event => throttle(gapMs, 5, undefined, undefined, successes, true);
 
 test('slow start, a cut on a measured capacity, closing on it, probing past it, and a pause that makes probing gentle', async () => {
   const events: Event[] = [throttle(0, 0)];
@@ -211,18 +203,6 @@ test('on a lagging store a growth step lasts a round trip: takes with different 
   events.push(throttle(10, 5));
   for (let i = 0; i < 40; i++) events.push(take(35, 30, 3, undefined, lags[i % lags.length]));
   expect(await agree(events)).toBeGreaterThan(20);
-});
-
-test('a believed reset holds the fleet only if no process counted a success since the quota was said spent', async () => {
-  const events: Event[] = [throttle(0, 0)];
-  for (let i = 0; i < 12; i++) events.push(take(50, 10, 2));
-  // Another process's successes after the quota was said spent (300 ms ago): no pause, only the cut.
-  events.push(throttle(10, 5, 1500, undefined, 0, 300));
-  for (let i = 0; i < 12; i++) events.push(take(50, 10, 0));
-  // Nobody succeeded in the 500 ms since: the reset holds the fleet.
-  events.push(throttle(10, 5, 1500, undefined, 0, 500));
-  for (let i = 0; i < 5; i++) events.push(take(400, 10, 0));
-  await agree(events);
 });
 
 test('throttles with no hint cut nothing within the noise share of the answers since the cut, and cut past it', async () => {
@@ -285,10 +265,6 @@ test('any sequence of takes and throttles leaves the script and the rule in the 
         pauseMs: fc.option(fc.integer({ min: 1, max: 3000 }), { nil: undefined }),
         successes: fc.integer({ min: 0, max: 30 }),
         policyRate: policy,
-        spentAgeMs: fc.option(
-          fc.oneof(fc.integer({ min: 0, max: 1500 }), fc.double({ min: 0, max: 1500, noNaN: true })),
-          { nil: undefined },
-        ),
         hintless: fc.option(fc.boolean(), { nil: undefined }),
         startRate: fc.option(fc.integer({ min: 1, max: 900 }), { nil: undefined }),
       }),

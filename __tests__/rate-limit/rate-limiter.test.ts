@@ -266,14 +266,14 @@ test("a window's quota, as the server last told it, holds the queue once the cal
   limiter.throttled({ sentAt: -Infinity, startRate: 1000 });
   const start = Date.now();
   // Two left until the window resets in 500 ms, counted as of a request sent 10 ms ago.
-  limiter.windowQuota(2, start + 500, start - 10);
+  limiter.heard({ ok: true, remaining: 2, resetAt: start + 500, sentAt: start - 10, at: start }, true);
   const released: Array<[number, number]> = [];
   queueUp(limiter, 4, released);
   await jest.advanceTimersByTimeAsync(100);
   expect(released.map(([i]) => i)).toEqual([0, 1]);
   expect(limiter.expectedWaitMs()).toBeGreaterThanOrEqual(400);
   // An answer to a request sent before that one says nothing newer: still held.
-  limiter.windowQuota(5, start + 500, start - 50);
+  limiter.heard({ ok: true, remaining: 5, resetAt: start + 500, sentAt: start - 50, at: start }, true);
   await jest.advanceTimersByTimeAsync(300);
   expect(released).toHaveLength(2);
   // The reset: a new window, the rest go at the pace.

@@ -1,12 +1,10 @@
 /**
- * The rate rule's answer to a believed reset (a spent quota's reset that one process holds for
- * proved): it pauses only if no success was counted since the server said the quota was spent; and
- * its slow start when its holder hears the server late; and a cut whose window counted too few
+ * The rate rule's pause; its slow start when its holder hears the server late; and a cut whose window counted too few
  * successes to believe; and throttles with no hint, which cut only past a small share of the answers
  * (a server that refuses some calls at random, whatever the rate, must not take the rate down). The
  * fleet's script runs the same rule (`__tests__/fleet/rate-rule-parity.test.ts`).
  */
-import { booked, counted, engaged, grown, throttled } from '../../lib/guards/rate-rule';
+import { booked, counted, engaged, grown, serving, throttled } from '../../lib/guards/rate-rule';
 import { RATE_RULE } from '../../lib/guards/rate-state';
 import type { RateState } from '../../lib/guards/rate-state';
 
@@ -20,37 +18,19 @@ function withSuccessesAt(times: number[]): RateState {
   return state;
 }
 
-const pauseOf = (state: RateState, now: number, spentAt: number | undefined): number =>
-  throttled(state, now, { sentAt: now, pauseMs: 1500, graceMs: 0, spentAt }).pausedUntil;
-
-test('no success since the quota was said spent: the reset holds', () => {
+test('a pause (a Retry-After, a spent quota the gate believed) holds whatever was counted', () => {
   const now = T0 + 900;
-  expect(pauseOf(withSuccessesAt([T0 + 100, T0 + 250]), now, T0 + 300)).toBe(now + 1500);
+  const after = throttled(withSuccessesAt([T0 + 650]), now, { sentAt: now, pauseMs: 1500, graceMs: 0 });
+  expect(after.pausedUntil).toBe(now + 1500);
 });
 
-test("a success counted after it (another process's): no pause, only the cut", () => {
-  const now = T0 + 900;
-  const state = withSuccessesAt([T0 + 100, T0 + 650]);
-  const after = throttled(state, now, { sentAt: now, pauseMs: 1500, graceMs: 0, spentAt: T0 + 300 });
-  expect(after.pausedUntil).toBe(0);
-  expect(after.lastCutAt).toBe(now);
-  expect(after.ratePerSecond).toBeLessThan(state.ratePerSecond);
-});
-
-test('the success that said it is spent, in the same step, proves nothing against it', () => {
-  const now = T0 + 900;
-  const saidAt = T0 + 3 * STEP_MS + 40;
-  expect(pauseOf(withSuccessesAt([saidAt]), now, saidAt)).toBe(now + 1500);
-});
-
-test('a pause that is no believed reset (a Retry-After) holds whatever was counted', () => {
-  const now = T0 + 900;
-  expect(pauseOf(withSuccessesAt([T0 + 650]), now, undefined)).toBe(now + 1500);
-});
-
-test('heard in the step the quota was said spent: nothing could disprove it yet, so it holds nobody yet', () => {
-  const saidAt = T0 + 3 * STEP_MS + 10;
-  expect(pauseOf(withSuccessesAt([T0 + 100]), saidAt + 50, saidAt)).toBe(0);
+test('a scope is served while it engaged less than a second ago, or a success was counted within the last second', () => {
+  const state = engaged(T0, Infinity, undefined);
+  expect(serving(state, T0 + 999)).toBe(true);
+  expect(serving(state, T0 + 1000)).toBe(false);
+  const served = counted(state, T0 + 1500, 1);
+  expect(serving(served, T0 + 2000)).toBe(true);
+  expect(serving(served, T0 + 2600)).toBe(false);
 });
 
 describe('growth when the holder hears the server late (a fleet on a slow store)', () => {

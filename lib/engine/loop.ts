@@ -135,12 +135,13 @@ async function follow(run: CallRun): Promise<Halt | undefined> {
 async function retry(run: CallRun, decision: Decision): Promise<Halt | Wait> {
   const { options, shared, state } = run;
   const retry = run.retries++;
-  // Read only when a retry is otherwise possible: a stream still being sent is read to its end first.
-  const bodyReplayable = decision.retry && retry < options.retries ? await run.body.replayable() : true;
   // While the key's limiter is on, its gate holds the retry like any other wait (`gateWait`). One
   // clock read for both waits: a server's wait until a date and the pause it set are then equal.
   const now = shared.now();
   const gate = gateWait(run, now);
+  // Read only when a retry is otherwise possible: a stream still being sent is read to its end first.
+  const possible = decision.retry && (retry < options.retries || gate?.absorbs === true);
+  const bodyReplayable = possible ? await run.body.replayable() : true;
   const step = plan(
     {
       decision,

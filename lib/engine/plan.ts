@@ -48,6 +48,9 @@ function ownWait(facts: RetryFacts, options: PlanOptions): Wait {
     const serverWait = Math.min(asked, options.maxDelayMs);
     return { delayMs: serverWait, source: 'retry-after', timerMs: serverWait };
   }
+  // Past `retries` only a paced scope's refusal is retried (`GateWait.absorbs`): its turn at the gate
+  // is its wait, the scope's pace, not a backoff grown past the last retry's, protects the server.
+  if (facts.retry >= options.retries) return { delayMs: 0, source: 'backoff', timerMs: 0 };
   const input = {
     retry: facts.retry,
     baseDelayMs: options.baseDelayMs,

@@ -68,9 +68,9 @@ export function observe(run: CallRun, answer: Answer): void {
     if (limiters.weighing > 0) limiters.succeeded(run.origin, now);
     if (paced !== undefined) {
       paced.succeeded();
-      if (answer.spent) paced.spentOnSuccess({ pauseMs: holdOf(run, answer) });
+      tellQuota(paced, run, answer);
+      if (answer.spent) paced.spentOnSuccess({ pauseMs: holdOf(run, answer, paced) });
       paced.hinted(answer.policyRate);
-      tellWindow(paced, run, answer);
     } else if (answer.spent) {
       engageAtSpentQuota(run, answer);
     }
@@ -91,27 +91,29 @@ export function observe(run: CallRun, answer: Answer): void {
     limiter = limiters.for(key);
   }
   run.pushback.throttled = true;
+  tellQuota(limiter, run, answer);
   limiter.throttled(
     {
       sentAt: run.sentAt,
       policyRate: answer.policyRate,
-      pauseMs: holdOf(run, answer),
+      pauseMs: holdOf(run, answer, limiter),
       hintless: answer.hintless,
       startRate,
     },
     now,
   );
-  tellWindow(limiter, run, answer);
 }
 
 /**
- * A window's quota an answer of a paced scope tells (`X-RateLimit-*`, IETF `RateLimit`; not a quota
- * that refills continuously): what is left of it, counted as of the answered request's send time.
+ * What an answer of a paced scope says of its quota: evidence of whether its limiter refills
+ * continuously (`guards/refill-evidence.ts`), and a window's count (`X-RateLimit-*`, IETF `RateLimit`;
+ * not a dialect's quota that refills), as of the answered request's send time.
  */
-function tellWindow(limiter: RateLimiter, run: CallRun, answer: Answer): void {
+function tellQuota(limiter: RateLimiter, run: CallRun, answer: Answer): void {
   const hint = answer.hint;
-  if (hint?.remaining === undefined || hint.resetMs === undefined || hint.replenishes === true) return;
-  limiter.windowQuota(hint.remaining, answer.at + hint.resetMs, run.sentAt);
+  const resetAt = hint?.resetMs === undefined ? undefined : answer.at + hint.resetMs;
+  const word = { ok: !answer.throttle, remaining: hint?.remaining, resetAt, sentAt: run.sentAt, at: answer.at };
+  limiter.heard(word, hint?.replenishes !== true);
 }
 
 /**
@@ -122,9 +124,16 @@ function tellWindow(limiter: RateLimiter, run: CallRun, answer: Answer): void {
  *   continuously refilling quota whose size is unknown holds nothing (`engine/pushback.ts`);
  * - the server's wait, within `maxDelayMs`, when it also said the quota is spent or it is at least
  *   `HOLD_WAIT_MS` long;
- * `undefined`: no hold (the scope is paced).
+ * `undefined`: no hold (the scope is paced), as for a hold of a second or less asked by a limiter
+ * shown to refill continuously (`guards/refill-evidence.ts`: a token bucket's `Retry-After: 1`).
  */
-function holdOf(run: CallStart, answer: Answer): number | undefined {
+function holdOf(run: CallStart, answer: Answer, limiter: RateLimiter): number | undefined {
+  const hold = heldBy(run, answer);
+  return hold !== undefined && limiter.pacesInstead(hold) ? undefined : hold;
+}
+
+/** The hold an answer asks of its scope, whatever its limiter (see `holdOf`). */
+function heldBy(run: CallStart, answer: Answer): number | undefined {
   const { maxDelayMs } = run.options;
   const wait = answer.waitMs;
   if (wait !== undefined && wait > 0 && (answer.spent || wait >= HOLD_WAIT_MS)) return Math.min(wait, maxDelayMs);
@@ -146,7 +155,7 @@ function engageAtSpentQuota(run: CallStart, answer: Answer): void {
   if (limiter.state !== 'on') {
     limiter.throttled({ sentAt: -Infinity, policyRate: answer.policyRate, startRate: servedRate(run) }, answer.at);
   }
-  limiter.spentOnSuccess({ pauseMs: holdOf(run, answer) });
+  limiter.spentOnSuccess({ pauseMs: holdOf(run, answer, limiter) });
 }
 
 /**
@@ -181,7 +190,20 @@ export function gateWait(run: CallRun, now: number): GateWait | undefined {
   return {
     turnMs: limiter.full ? Infinity : Math.ceil(limiter.expectedWaitMs(now)),
     heldForMs: limiter.heldForMs(now),
+    absorbs: absorbs(run, limiter, now),
   };
+}
+
+/**
+ * Whether the call's refusal is load its paced scope absorbs, so that its retries are bounded by its
+ * deadline, the queue's bound, `close()` and `maxDelayMs` from its start, not by `retries`: it was
+ * throttled and waits its turn at the scope's gate, and the scope is being served (a success counted
+ * within the last second, or engaged less than a second ago): a server refusing every call of the
+ * scope is no load to absorb, and `retries` bounds those. `retries: 0` retries nothing.
+ */
+function absorbs(run: CallRun, limiter: RateLimiter, now: number): boolean {
+  const { retries, maxDelayMs } = run.options;
+  return run.pushback.throttled && retries > 0 && now - run.startedAt < maxDelayMs && limiter.serving(now);
 }
 
 /**

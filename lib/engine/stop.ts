@@ -89,6 +89,11 @@ export interface GateWait {
   turnMs: number;
   /** How long the key is held from now (a server's pause, a spent quota's reset), in ms; 0 when it is not. */
   heldForMs: number;
+  /**
+   * The call's refusal is load its paced scope absorbs (`engine/rate-gate.ts`): its retries are
+   * bounded by its deadline, the queue's bound, `close()` and `maxDelayMs`, not by `retries`.
+   */
+  absorbs?: boolean;
 }
 
 /** The options the tables read. */
@@ -115,7 +120,7 @@ export function refuseRetry(facts: RetryFacts, options: StopOptions): Refusal | 
   // The key's quota is spent until later than any wait may last: say when, rather than wait.
   if (gate !== undefined && gate.heldForMs > options.maxDelayMs)
     return { stop: 'rate-limited', heldForMs: gate.heldForMs };
-  if (retry >= options.retries) return { stop: 'retries-exhausted' };
+  if (retry >= options.retries && gate?.absorbs !== true) return { stop: 'retries-exhausted' };
   // A suspected CORS refusal gets one retry (for a blip at first contact), not all of them.
   if (retry >= 1 && suspectedCors) return { stop: 'cors-suspected' };
   // A call in flight when the plugin closed must not start a wait close() cannot end.

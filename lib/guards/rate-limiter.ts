@@ -1,9 +1,10 @@
 import { TurnQueue } from './turn-queue';
 import type { Turn } from './turn-queue';
-import { atLimit, counted, paused, take, throttle, withPolicy } from './rate-rule';
+import { atLimit, counted, paused, serving, take, throttle, withPolicy } from './rate-rule';
 import { RATE_RULE } from './rate-state';
 import { WindowQuota } from './window-quota';
 import type { RateState } from './rate-state';
+import type { QuotaWord } from './refill-evidence';
 import type { LimiterState, RateLimitEvent, RateLimitPacing, RateLimiterView } from '../types';
 
 /**
@@ -172,15 +173,25 @@ export class RateLimiter implements RateLimiterView {
     }
   }
 
+  /** The scope is being served (`serving` in `rate-rule.ts`): its refusals are load, not a server refusing all. */
+  serving(now = this.now()): boolean {
+    return this.rule !== undefined && serving(this.rule, now);
+  }
+
   /** How long this key is held from now (a server's pause, a spent quota's reset); 0 when it is not. */
   heldForMs(now = this.now()): number {
     const until = this.pacing?.active ? this.pacing.pausedUntil : (this.rule?.pausedUntil ?? 0);
     return Math.max(0, until - now);
   }
 
-  /** A fixed window's quota the server told (see `WindowQuota`): calls go only while some is left. */
-  windowQuota(remaining: number, resetAt: number, asOf: number): void {
-    this.window.tell(remaining, resetAt, asOf);
+  /** What an answer said of the quota (`WindowQuota`): a fixed window's count gates the calls; a refilling limiter paces. */
+  heard(word: QuotaWord, counted: boolean): void {
+    this.window.heard(word, counted);
+  }
+
+  /** Whether a hold of `holdMs` an answer asks for only paces this scope: its limiter refills (`refill-evidence.ts`). */
+  pacesInstead(holdMs: number): boolean {
+    return this.window.pacesInstead(holdMs);
   }
 
   /** The server's policy states its rate (a `RateLimit-Policy`): pace to it while on. */
@@ -221,7 +232,7 @@ export class RateLimiter implements RateLimiterView {
 
   /**
    * Whether one call may go now, taking its send time if so: not while a window's quota is spent by
-   * the calls sent since its last word (`windowQuota`); then by the pace (`admitted`).
+   * the calls sent since its last word (`heard`); then by the pace (`admitted`).
    */
   private goesNow(now: number): boolean {
     if (this.window.heldUntil(now) > 0 || !this.admitted(now)) return false;

@@ -97,14 +97,6 @@ export interface ThrottleFacts {
   pauseMs: number | undefined;
   /** Throttles of attempts sent up to this long after the last cut were caused by the old rate. */
   graceMs: number;
-  /**
-   * When the pause is a spent quota's reset that its reporter believes (it saw no success of its own
-   * since the server said the quota was spent, at `spentAt`): the pause holds only once a step has
-   * passed since `spentAt`'s and no success was counted after it. A fleet sees every process's
-   * successes; a token bucket that says "spent until the next second" but refills at once is found
-   * out by them.
-   */
-  spentAt?: number | undefined;
   /** The throttle said nothing but its status: no wait, no spent quota, no policy (it may be `noise`). */
   hintless?: boolean | undefined;
 }
@@ -119,7 +111,7 @@ export function throttled(state: RateState, now: number, facts: ThrottleFacts): 
   // Never above beta of the rate that drew the throttle: a noisy estimate cannot make a cut a raise.
   const cut = capacity === undefined ? next.ratePerSecond / 2 : capacity * R.beta;
   const ratePerSecond = Math.max(R.minRate, Math.min(next.ratePerSecond * R.beta, cut, next.ceiling));
-  const pauseMs = facts.spentAt !== undefined && !resetStands(next, now, facts.spentAt) ? undefined : facts.pauseMs;
+  const pauseMs = facts.pauseMs;
   // A server that pauses callers makes every probe past its limit cost the pause: probe gently.
   const gentle = pauseMs !== undefined && pauseMs >= R.longPauseMs;
   const refusals = new Array<number>(R.windowSteps).fill(0);
@@ -141,9 +133,10 @@ function withinNoise(state: RateState): boolean {
   return refused <= answers * R.noise;
 }
 
-/** A believed reset said at `spentAt`: a step of successes since could have disproved it, and none did. */
-function resetStands(state: RateState, now: number, spentAt: number): boolean {
-  return Math.floor(now / R.stepMs) > Math.floor(spentAt / R.stepMs) && !countedAfter(state, spentAt);
+/** The scope is being served: a success counted within the last second, or engaged less than a second ago. */
+export function serving(state: RateState, now: number): boolean {
+  const window = R.windowSteps * R.stepMs;
+  return now - state.engagedAt < window || countedAfter(state, now - window);
 }
 
 /** Successes were counted in a step after `at`'s (within the measuring window). */

@@ -117,7 +117,6 @@ export function redisRateLimitStore(
           ageMs,
           pauseMs: report.pauseMs,
           graceMs: HORIZON_MS + roundTrips.longest(),
-          spentAgeMs: report.spentAgeMs,
           hintless: report.hintless,
           startRate: report.startRate,
         },

@@ -120,13 +120,6 @@ local function measured()
   return rate
 end
 
-local function countedAfter(at)
-  for i = math.max(math.floor(at / stepMs) + 1, s.lastStep - windowSteps + 1), s.lastStep do
-    if (tonumber(redis.call('HGET', K, 'b' .. i)) or 0) > 0 then return true end
-  end
-  return false
-end
-
 local function withinNoise()
   if s.capacity < 0 then return false end
   local refused, answers = 0, 0
@@ -138,7 +131,7 @@ local function withinNoise()
   return refused <= answers * noise
 end
 
-local function throttled(sentAt, pauseMs, graceMs, spentAt, hintless)
+local function throttled(sentAt, pauseMs, graceMs, hintless)
   if sentAt < s.lastCutAt + graceMs then return end
   counted(0, 1)
   if hintless and withinNoise() then return end
@@ -148,9 +141,6 @@ local function throttled(sentAt, pauseMs, graceMs, spentAt, hintless)
   local cut = s.capacity >= 0 and s.capacity * beta or s.ratePerSecond / 2
   s.ratePerSecond = math.max(minRate, math.min(s.ratePerSecond * beta, cut, ceiling()))
   s.lastCutAt, s.probeSteps = now, 0
-  if spentAt ~= nil and (math.floor(now / stepMs) <= math.floor(spentAt / stepMs) or countedAfter(spentAt)) then
-    pauseMs = 0
-  end
   s.gentle = pauseMs >= longPauseMs and 1 or 0
   paused(pauseMs)
 end
@@ -222,19 +212,15 @@ return {fmt(now), 'on', granted, fmt(first), fmt(interval), fmt(retryAt), fmt(s.
 /**
  * Own ARGV: how long ago the throttled attempt was sent (ms), the pause asked for (ms, 0: none), the
  * grace after a cut (ms: the send times booked before it reach that far, so their throttles were
- * caused by the old rate), and for a pause that is a believed reset, how long ago the quota was said
- * to be spent (ms; -1: not such a pause), 1 for a throttle with no hint (it may be noise), and the
+ * caused by the old rate), 1 for a throttle with no hint (it may be noise), and the
  * rate the scope was served at before (per second; 0: not known), which an engaging fleet starts from.
  * Engages the fleet's state if absent, else cuts once per burst (unless it is noise) and pauses. Replies: now, rate, paused, and 1 when this throttle engaged the fleet.
  */
 export const THROTTLE_SCRIPT = `${PRELUDE}
 local sentAt = now - tonumber(ARGV[${FIRST_OWN_ARG}])
 local pauseMs, grace = tonumber(ARGV[${FIRST_OWN_ARG + 1}]), tonumber(ARGV[${FIRST_OWN_ARG + 2}])
-local spentAge = tonumber(ARGV[${FIRST_OWN_ARG + 3}])
-local hintless = tonumber(ARGV[${FIRST_OWN_ARG + 4}]) == 1
-local startRate = tonumber(ARGV[${FIRST_OWN_ARG + 5}])
-local spentAt = nil
-if spentAge >= 0 then spentAt = now - spentAge end
+local hintless = tonumber(ARGV[${FIRST_OWN_ARG + 3}]) == 1
+local startRate = tonumber(ARGV[${FIRST_OWN_ARG + 4}])
 local engage = 0
 if not on then
   engage = 1
@@ -242,7 +228,7 @@ if not on then
 else
   counted(successes, 0)
   if policy > 0 then withPolicy(policy) end
-  throttled(sentAt, pauseMs, grace, spentAt, hintless)
+  throttled(sentAt, pauseMs, grace, hintless)
 end
 save()
 expire()
@@ -275,7 +261,6 @@ export const throttleArgs = (
     ageMs: number;
     pauseMs: number | undefined;
     graceMs: number;
-    spentAgeMs?: number | undefined;
     hintless?: boolean | undefined;
     startRate?: number | undefined;
   },
@@ -284,7 +269,6 @@ export const throttleArgs = (
   throttle.ageMs,
   throttle.pauseMs ?? 0,
   throttle.graceMs,
-  throttle.spentAgeMs ?? -1,
   throttle.hintless === true ? 1 : 0,
   throttle.startRate ?? 0,
 ];

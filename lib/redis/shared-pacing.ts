@@ -99,7 +99,6 @@ export class SharedPacing implements RateLimitPacing {
       ageMs: Math.max(0, now - throttle.sentAt),
       pauseMs: throttle.pauseMs,
       policyRate: this.policyRate,
-      spentAgeMs: throttle.spentAt === undefined ? undefined : Math.max(0, now - throttle.spentAt),
       hintless: throttle.hintless,
       startRate: throttle.startRate,
     };

@@ -101,7 +101,6 @@ export interface PacingThrottle {
   sentAt: number;
   pauseMs?: number | undefined;
   policyRate?: number | undefined;
-  spentAt?: number | undefined;
   hintless?: boolean | undefined;
   /** Successes per second the scope was served at before it engaged (a fleet that engages starts there). */
   startRate?: number | undefined;
@@ -145,12 +144,6 @@ export interface RateLimitReport {
   ageMs: number;
   /** Hold the fleet this long (a `Retry-After`, a spent quota's reset), already clamped. */
   pauseMs?: number | undefined;
-  /**
-   * When `pauseMs` is a spent quota's reset this process believes (it saw no success of its own
-   * since): how long ago the server said the quota was spent, in ms. The fleet holds only if none of
-   * its processes counted a success since then.
-   */
-  spentAgeMs?: number | undefined;
   /** A rate the server's policy states, per second (for the whole fleet: the server counts every process). */
   policyRate?: number | undefined;
   /**
@@ -244,10 +237,7 @@ export interface RateLimitPacing {
   readonly pausedUntil: number;
   /** An answer of the throttled origin that is not a throttle. */
   succeeded(): void;
-  /**
-   * A throttle this process saw (`sentAt`: local ms; `-Infinity` for an attempt that was not paced;
-   * `spentAt`, local ms: when the server said the quota was spent, for a pause that is its reset).
-   */
+  /** A throttle this process saw (`sentAt`: local ms; `-Infinity` for an attempt that was not paced). */
   throttled(throttle: PacingThrottle, now: number): void;
   /** The server's policy states its rate. */
   hinted(policyRate: number | undefined): void;
