@@ -219,7 +219,7 @@ describe('when the rate limiter’s Redis goes away', () => {
       server.throttleNext(1);
       expect((await client.get(`${server.url}/r`)).status).toBe(200);
       expect(server.counts).toEqual({ requests: 2, throttled: 1 });
-      expect(plugin.limiter(server.url)?.state).toBe('on');
+      expect(plugin.limiter(`${server.url}/r`)?.state).toBe('on');
       expect(await redis.exists(`${keyPrefix}rate:${server.url} GET /r`)).toBe(1);
       expect(events).toEqual([]);
 
@@ -235,7 +235,7 @@ describe('when the rate limiter’s Redis goes away', () => {
       void calls.finally(() => (done = true)).catch(() => undefined);
       const sampled = (async () => {
         while (!done) {
-          mostQueued = Math.max(mostQueued, plugin.limiter(server.url)?.queued ?? 0);
+          mostQueued = Math.max(mostQueued, plugin.limiter(`${server.url}/r`)?.queued ?? 0);
           await new Promise((resolve) => setImmediate(resolve));
         }
       })();
@@ -249,7 +249,7 @@ describe('when the rate limiter’s Redis goes away', () => {
       // Each call sent once: nothing was refused, and nothing was sent twice.
       expect(server.counts).toEqual({ requests: 22, throttled: 1 });
       expect(events.map((e) => e.type)).toEqual(['store-down']);
-      expect(plugin.limiter(server.url)?.state).toBe('on');
+      expect(plugin.limiter(`${server.url}/r`)?.state).toBe('on');
     } finally {
       await plugin.close();
       (client.defaults.httpAgent as http.Agent).destroy();

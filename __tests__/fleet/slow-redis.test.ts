@@ -128,7 +128,7 @@ async function engagedThroughProxy(timeoutMs?: number) {
   plugin.install(client);
   server.throttleNext(1);
   expect((await client.get(`${server.url}/r`)).status).toBe(200);
-  expect(plugin.limiter(server.url)?.state).toBe('on');
+  expect(plugin.limiter(`${server.url}/r`)?.state).toBe('on');
   const calls = async (n: number) =>
     (await Promise.all(Array.from({ length: n }, () => client.get(`${server.url}/r`)))).map((r) => r.status);
   const close = async () => {

@@ -106,16 +106,17 @@ export class RateLimiters {
     const exact = this.entries.get(keyOrUrl);
     if (exact !== undefined) return exact;
     const book = this.books.get(origin);
-    if (book === undefined || this.now() < book.widenedUntil) return this.entries.get(origin);
+    if (book !== undefined && this.now() < book.widenedUntil) return this.entries.get(origin);
     const matches = (route: string): boolean => routePattern(route.split(' ')[1] ?? '').test(path);
-    const quota = book.resources.named(matches) ?? book.resources.majority();
+    const quota = book === undefined ? undefined : (book.resources.named(matches) ?? book.resources.majority());
     const held = quota === undefined ? undefined : this.active(resourceKey(origin, quota));
     if (held !== undefined) return held;
     for (const limiter of this.entries.values()) {
       const { origin: at, scope } = limiter.where;
       if (at === origin && scope !== undefined && !scope.startsWith('resource ') && matches(scope)) return limiter;
     }
-    return undefined;
+    // An origin this process has not called yet is paced by its own limiter, if the fleet engaged one.
+    return book === undefined ? this.entries.get(origin) : undefined;
   }
 
   /** A call's answer named the quota it counted against (GitHub's `X-RateLimit-Resource`): its route is learned. */
@@ -137,8 +138,10 @@ export class RateLimiters {
     if (call.userKey !== undefined) return call.userKey;
     const origin = call.origin;
     const book = this.books.get(origin);
-    if (book === undefined || this.now() < book.widenedUntil) return origin;
+    if (book !== undefined && this.now() < book.widenedUntil) return origin;
     const route = call.endpoint();
+    // Not called here yet: the fleet may have engaged its route (another process's throttle), else the origin.
+    if (book === undefined) return this.active(`${origin} ${route}`) !== undefined ? `${origin} ${route}` : origin;
     const resource = book.resources.of(route);
     if (resource !== undefined) {
       const key = resourceKey(origin, resource);
