@@ -1,5 +1,6 @@
 import type { Shared } from '../engine/context';
 import { Listeners, notify } from '../engine/listeners';
+import { attemptChain } from '../engine/pipeline';
 import { limitersFor } from '../engine/rate-gate';
 import { BreakerRegistry } from '../guards/breaker';
 import { CorsEvidence } from '../guards/cors';
@@ -58,6 +59,7 @@ export function sharedParts(resolved: ResolvedPluginOptions): {
     limiters: limitersFor(resolved.rateLimit, resolved.now, rateLimitChanged),
     dialects: resolved.dialects,
     listeners,
+    attempt: attemptChain(resolved.rateLimit !== false),
   };
   return { shared, budgets };
 }
