@@ -5,7 +5,6 @@ import type { RateLimiters } from '../guards/rate-limiters';
 import type { RetryBudgetLike } from '../types';
 import type { Dialects } from '../policy/rate-limit-header-options';
 import type { Listeners } from './listeners';
-import type { Send } from './pipeline';
 
 /** What the calls of one plugin share (made once by `retryPlugin()`). */
 export interface Shared {
@@ -28,8 +27,6 @@ export interface Shared {
   dialects: Dialects | undefined;
   /** Observers added with `plugin.on()`. */
   listeners: Listeners;
-  /** How a retry's attempt reaches the caller's adapter: the plugin's chain of strategies (`pipeline.ts`), composed once. */
-  attempt: Send;
 }
 
 /** Sends one attempt over the caller's adapter; a custom adapter may hand back a thenable. */

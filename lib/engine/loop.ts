@@ -12,6 +12,7 @@ import { finish } from './outcome';
 import { plan } from './plan';
 import { askedWaitMs } from './pushback';
 import { gateWait, observe } from './rate-gate';
+import { attemptChain } from './pipeline';
 import type { Sent } from './pipeline';
 import { accountAt, answeredBy } from './redirects';
 import type { Wait } from './plan';
@@ -92,7 +93,7 @@ async function send(run: CallRun): Promise<Sent> {
   }
   const moved = await follow(run);
   if (moved !== undefined) return { halt: moved };
-  return run.shared.attempt(run, config);
+  return attemptChain(run)(run, config);
 }
 
 /** Accounts the attempt to the origin a hook sent it to, if it moved (`CallRun.follow`); ends the call if that origin's guards refuse. */

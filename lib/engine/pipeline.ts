@@ -1,20 +1,21 @@
-import type { InternalAxiosRequestConfig } from 'axios';
+import type { AxiosResponse, InternalAxiosRequestConfig } from 'axios';
+import type { ResolvedHedge, ResolvedOptions } from '../policy/options';
 import type { Attempt, CallRun } from './call-run';
 import { dispatch } from './context';
-import { hedgeable, hedgedSend } from './hedge';
+import { hedgeable, hedgedSend as race } from './hedge';
 import { takeTurn } from './rate-gate';
 import type { Halt } from './stop';
 
 /**
  * One attempt's way from the retry loop to the caller's adapter, as a chain of strategies composed
- * once per plugin (`attemptChain`, from `plugin/parts.ts`), the way undici composes its
+ * once per resolved options (`attemptChain`), the way undici composes its
  * interceptors: each strategy is `(next) => send`, owns one rule, and hands back what happened as a
  * value — an attempt's response or error, or the fact that stopped it before it was sent (`Halt`,
  * which `stop.ts` names) — never a throw. A rule a plugin cannot use is not in its chain at all.
  *
  * In order: the scope's rate limit (`pacing`: its turn at the gate), the deadline (`deadline`: the
- * attempt's timeout is the time left), then the send itself (`attempt`: counted, numbered, hedged
- * when it may be).
+ * attempt's timeout is the time left), then the send itself, counted and numbered: over the caller's
+ * adapter (`send`), or as a race of hedged copies when the options hedge (`hedgedSend`).
  */
 
 /** What one attempt came to: an answer or a failure, or what stopped it before it went out. */
@@ -31,9 +32,26 @@ export function compose(strategies: ReadonlyArray<Strategy | undefined>, last: S
   return strategies.reduceRight<Send>((next, strategy) => (strategy === undefined ? next : strategy(next)), last);
 }
 
-/** The chain of a plugin's attempts; `paced`: the plugin has rate limiters (`rateLimit` is not `false`). */
-export function attemptChain(paced: boolean): Send {
-  return compose([paced ? pacing : undefined, deadline], attempt);
+/** The chains composed so far, one per resolved options (the plugin's, or a call's own `config.retry`). */
+const chains = new WeakMap<ResolvedOptions, Send>();
+
+/** The chain `run`'s attempts go down. */
+export function attemptChain(run: CallRun): Send {
+  return chains.get(run.options) ?? chainFor(run.options, run.shared.limiters !== undefined);
+}
+
+/**
+ * The chain of attempts with `options`, composed once: for the plugin's options when the plugin is
+ * made (`plugin/parts.ts`), for a call's own `config.retry` when that call first retries. A rule the
+ * options leave out (no deadline, no hedging; `paced`: the plugin has rate limiters) is not in it.
+ */
+export function chainFor(options: ResolvedOptions, paced: boolean): Send {
+  const chain = compose(
+    [paced ? pacing : undefined, options.deadlineMs === undefined ? undefined : deadline],
+    options.hedge === false ? send : hedgedSend,
+  );
+  chains.set(options, chain);
+  return chain;
 }
 
 /** Waits the attempt's turn while its scope's limiter is on; a turn refused stops the call (`rate-gate.ts`). */
@@ -50,16 +68,24 @@ const deadline: Strategy = (next) => (run, config) => {
   return clipped === undefined ? Promise.resolve({ halt: { how: 'expired' } }) : next(run, clipped);
 };
 
-/** Sends the attempt: counted (the budget's request, the retry token's spending), numbered, hedged when it may be. */
-const attempt: Send = (run, config) => {
+/** Sends the attempt over the caller's adapter. */
+const send: Send = (run, config) => settle(run, () => dispatch(run.base, config));
+
+/** Sends the attempt as a race of copies when it may be sent twice (`hedge.ts`), else as `send` does. */
+const hedgedSend: Send = (run, config) =>
+  settle(run, () =>
+    hedgeable(run) ? race(run, run.options.hedge as ResolvedHedge, config) : dispatch(run.base, config),
+  );
+
+/** An attempt going out: counted (the budget's request, the retry token's spending), numbered; its outcome as a value. */
+function settle(run: CallRun, sending: () => Promise<AxiosResponse>): Promise<Sent> {
   const { options, state } = run;
   run.sent();
   run.token.spend();
   if (options.attemptHeader !== false) run.config.headers.set(options.attemptHeader, String(state.attempts));
   let sent;
   try {
-    sent =
-      options.hedge !== false && hedgeable(run) ? hedgedSend(run, options.hedge, config) : dispatch(run.base, config);
+    sent = sending();
   } catch (error) {
     // A custom adapter that throws instead of rejecting.
     return Promise.resolve({ error });
@@ -68,4 +94,4 @@ const attempt: Send = (run, config) => {
     (response) => ({ response }),
     (error: unknown) => ({ error }),
   );
-};
+}

@@ -1,6 +1,6 @@
 import type { Shared } from '../engine/context';
 import { Listeners, notify } from '../engine/listeners';
-import { attemptChain } from '../engine/pipeline';
+import { chainFor } from '../engine/pipeline';
 import { limitersFor } from '../engine/rate-gate';
 import { BreakerRegistry } from '../guards/breaker';
 import { CorsEvidence } from '../guards/cors';
@@ -59,8 +59,8 @@ export function sharedParts(resolved: ResolvedPluginOptions): {
     limiters: limitersFor(resolved.rateLimit, resolved.now, rateLimitChanged),
     dialects: resolved.dialects,
     listeners,
-    attempt: attemptChain(resolved.rateLimit !== false),
   };
+  chainFor(resolved.call, shared.limiters !== undefined);
   return { shared, budgets };
 }
 
