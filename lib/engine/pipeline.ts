@@ -1,6 +1,6 @@
 import type { AxiosResponse, InternalAxiosRequestConfig } from 'axios';
 import type { ResolvedHedge, ResolvedOptions } from '../policy/options';
-import type { Attempt, CallRun } from './call-run';
+import type { CallRun } from './call-run';
 import { dispatch } from './context';
 import { hedgeable, hedgedSend as race } from './hedge';
 import { takeTurn } from './rate-gate';
@@ -17,6 +17,9 @@ import type { Halt } from './stop';
  * attempt's timeout is the time left), then the send itself, counted and numbered: over the caller's
  * adapter (`send`), or as a race of hedged copies when the options hedge (`hedgedSend`).
  */
+
+/** What one attempt ended in: the response axios's adapter resolved with, or the failure. */
+export type Attempt = { response: AxiosResponse; error?: undefined } | { error: unknown; response?: undefined };
 
 /** What one attempt came to: an answer or a failure, or what stopped it before it went out. */
 export type Sent = Attempt | { halt: Halt };
