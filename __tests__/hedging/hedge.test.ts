@@ -176,9 +176,10 @@ describe('the guards govern every copy', () => {
   });
 
   test('when every copy fails, the retry rules take over with the last failure', async () => {
-    // The first copy fails only once its hedge has come and failed, so the hedge goes out however late
-    // its timer fires; the retry is answered at once, well inside the 300 ms after which it would be
-    // hedged too (at 10 ms, a loaded machine hedged it: 4 attempts, 2 hedges).
+    // Fake timers: the first attempt's hedge goes out when the test moves the clock, and the retry,
+    // answered at once, is never hedged however slow the machine (its hedge timer never fires). (With
+    // real timers, a machine under load answered the retry after its 300 ms: 4 attempts, 2 hedges.)
+    fake();
     let failFirst: (() => void) | undefined;
     handler = (_req, res, index) => {
       if (index === 0) failFirst = () => res.writeHead(503).end();
@@ -188,7 +189,12 @@ describe('the guards govern every copy', () => {
       } else res.writeHead(200).end();
     };
     const { http } = setup({ retries: 1, hedge: { delayMs: 300 } });
-    const response = await http.get(`${server.url}/r`);
+    const call = http.get(`${server.url}/r`);
+    await untilFaked(() => failFirst !== undefined);
+    expect(server.requests).toHaveLength(1);
+    await jest.advanceTimersByTimeAsync(300);
+    await untilFaked(() => server.requests.length === 3);
+    const response = await call;
     expect(response.status).toBe(200);
     expect(response.config.retryState).toMatchObject({ attempts: 3, hedges: 1 });
   });

@@ -1,6 +1,5 @@
 import type { AxiosAdapter, AxiosError, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
-import { readAnswer } from '../policy/answer';
-import type { Answer, Failure } from '../policy/answer';
+import { readAnswer, type Answer, type Failure } from '../policy/answer';
 import { readFailure } from '../policy/classify';
 import { modelOf, routeOf } from '../policy/scope';
 import { attachKey, callerKey, keysCall } from '../policy/idempotency';
@@ -12,12 +11,10 @@ import { BreakerGate } from './breaker-gate';
 import type { Call, CallState } from './call';
 import type { Shared } from './context';
 import { Deadline } from './deadline';
+import type { Pushback } from './pushback';
+import type { Attempt } from './pipeline';
 import type { Halt } from './stop';
-import { destination, routeTo } from './route';
-import type { Route } from './route';
-
-/** What one attempt ended in: the response axios's adapter resolved with, or the failure. */
-export type Attempt = { response: AxiosResponse; error?: undefined } | { error: unknown; response?: undefined };
+import { destination, routeTo, type Route } from './route';
 
 /**
  * A call as it reaches the adapter: what its first send needs, fixed then (`config`, `options`, the
@@ -208,14 +205,6 @@ export class CallRun extends CallStart {
     const read = this.answer?.failure;
     return read !== undefined && error === this.answered?.error ? read : readFailure(error, this.options);
   }
-}
-
-/** What an answer said of its key's rate limit (`rate-gate.ts`'s `observe`). */
-export interface Pushback {
-  /** A throttle (`isThrottle`): the retry waits its turn at the key's limiter, needing no budget token. */
-  throttled: boolean;
-  /** A throttle whose quota is spent: when the quota frees a request (ms from then). */
-  quotaWaitMs: number | undefined;
 }
 
 /** axios lower-cases the method; the decision table and the key settings speak upper case. */

@@ -6,7 +6,8 @@ import type { Decision } from '../policy/classify';
 import { resolveCallOptions } from '../policy/options';
 import type { RetryContext, RetryDecision } from '../types';
 import { CallState } from './call';
-import type { Attempt, CallRun } from './call-run';
+import type { CallRun } from './call-run';
+import type { Attempt } from './pipeline';
 import { runHook } from './hooks';
 import type { Halt } from './stop';
 

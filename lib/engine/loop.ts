@@ -5,15 +5,16 @@ import type { RetryEvent } from '../types';
 import { isInjected } from './chaos-mark';
 import { releaseBody } from './body';
 import { CallRun } from './call-run';
-import type { Attempt, CallStart } from './call-run';
-import { dispatch } from './context';
-import { hedgeable, hedgedSend } from './hedge';
+import type { CallStart } from './call-run';
+import type { Attempt } from './pipeline';
 import { cancellation, interruptible, runHook } from './hooks';
 import { judge } from './judge';
 import { finish } from './outcome';
 import { plan } from './plan';
 import { askedWaitMs } from './pushback';
-import { gateWait, observe, takeTurn } from './rate-gate';
+import { gateWait, observe } from './rate-gate';
+import { attemptChain } from './pipeline';
+import type { Sent } from './pipeline';
 import { accountAt, answeredBy } from './redirects';
 import type { Wait } from './plan';
 import { halt } from './stop';
@@ -76,7 +77,7 @@ async function loop(run: CallRun, first: Attempt | undefined): Promise<AxiosResp
 }
 
 /** Puts a retry's body on the config (made afresh, or replayed), then runs `beforeAttempt` and sends one attempt (hedged when it may be). Never rejects. */
-async function send(run: CallRun): Promise<Attempt | { halt: Halt }> {
+async function send(run: CallRun): Promise<Sent> {
   const { config, options, state } = run;
   if (state.attempts > 0 && run.body.made) {
     const ended = await runHook(() => run.body.make(), run);
@@ -84,11 +85,6 @@ async function send(run: CallRun): Promise<Attempt | { halt: Halt }> {
     if (ended.how !== 'done') return { halt: ended.how === 'failed' ? { ...ended, own: true } : ended };
   } else if (state.attempts > 0) {
     run.body.replay();
-  }
-  const turn = takeTurn(run);
-  if (turn !== undefined) {
-    const refused = await turn;
-    if (refused !== undefined) return { halt: refused };
   }
   const hook = options.beforeAttempt;
   if (hook !== undefined) {
@@ -98,25 +94,7 @@ async function send(run: CallRun): Promise<Attempt | { halt: Halt }> {
   }
   const moved = await follow(run);
   if (moved !== undefined) return { halt: moved };
-  const attemptConfig = run.deadline.clip(config);
-  if (attemptConfig === undefined) return { halt: { how: 'expired' } };
-  run.sent();
-  run.token.spend();
-  if (options.attemptHeader !== false) config.headers.set(options.attemptHeader, String(state.attempts));
-  let sent: Promise<AxiosResponse>;
-  try {
-    sent =
-      options.hedge !== false && hedgeable(run)
-        ? hedgedSend(run, options.hedge, attemptConfig)
-        : dispatch(run.base, attemptConfig);
-  } catch (error) {
-    // A custom adapter that throws instead of rejecting.
-    return { error };
-  }
-  return sent.then(
-    (response) => ({ response }),
-    (error: unknown) => ({ error }),
-  );
+  return attemptChain(run)(run, config);
 }
 
 /** Accounts the attempt to the origin a hook sent it to, if it moved (`CallRun.follow`); ends the call if that origin's guards refuse. */

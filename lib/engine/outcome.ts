@@ -8,6 +8,7 @@ import type { Listeners } from './listeners';
 import { destination } from './route';
 import { isError } from '../policy/classify';
 import { reasonOutside } from './stop';
+import { says } from './stop-reasons';
 import type { Ending, Outcome } from './stop';
 
 /**
@@ -130,50 +131,7 @@ export function story(run: Ending, reason: StopReason, error: unknown): string {
   const { attempts } = run.state;
   const sent = attempts === 0 ? 'nothing sent' : `${attempts} attempt${attempts === 1 ? '' : 's'}`;
   const over = attempts === 0 ? '' : ` over ${duration(run.shared.now() - run.startedAt)}`;
-  return `${sent}${over}; stopped: ${reason}${because(run, reason, error)}`;
-}
-
-function because(run: Ending, reason: StopReason, error: unknown): string {
-  switch (reason) {
-    case 'deadline':
-      return run.options.deadlineMs === undefined ? '' : ` of ${run.options.deadlineMs} ms`;
-    case 'non-idempotent':
-      return ` — ${dedupeAdvice(run)}`;
-    case 'rate-limited': {
-      const at = run.state.retryAt;
-      return at === undefined ? '' : ` until ${new Date(at).toISOString()}`;
-    }
-    case 'hook-failed': {
-      const thrown = run.state.hookError;
-      // The hook's own error is the one the caller gets (a body factory's): its words are said already.
-      if (thrown === error) return '';
-      return thrown instanceof Error
-        ? `: ${thrown.name}: ${thrown.message}`
-        : thrown === undefined
-          ? ''
-          : `: ${String(thrown)}`;
-    }
-    default:
-      return '';
-  }
-}
-
-/**
- * Why a write was not repeated, and what would let it be: its server is not declared to dedupe the
- * key (naming the origin exactly as the call spelled it, beside what was declared, since
- * `localhost` and `127.0.0.1` are two origins), or the call carries no key at all.
- */
-function dedupeAdvice(run: Ending): string {
-  const { method, origin } = run;
-  const keys = run.options.idempotencyKey;
-  const done = `a ${method} to ${origin} may have been processed`;
-  if (keys === false || run.state.idempotencyKey === undefined) {
-    return `${done}, and it carries no Idempotency-Key`;
-  }
-  const declared = keys.declared;
-  const listed =
-    declared === undefined || declared.length === 0 ? '' : ` (which lists ${declared.slice(0, 3).join(', ')})`;
-  return `${done}, and that origin is not in idempotencyKey.serverDedupes${listed}`;
+  return `${sent}${over}; stopped: ${reason}${says(run, reason, error)}`;
 }
 
 /** A span of time as a person reads it: `840 ms`, `1.3 s`, `2 min 5 s`. */

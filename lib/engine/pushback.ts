@@ -1,5 +1,5 @@
 import type { Answer } from '../policy/answer';
-import type { CallRun, Pushback } from './call-run';
+import type { CallRun } from './call-run';
 
 /**
  * What the server asks of the refused call itself, limiter or none (a browser build has none by
@@ -32,4 +32,12 @@ function ownQuotaWait(answer: Answer, run: CallRun): number | undefined {
  */
 export function askedWaitMs(run: CallRun): number | undefined {
   return run.answer?.waitMs ?? run.pushback.quotaWaitMs;
+}
+
+/** What an answer said of its key's rate limit (`rate-gate.ts`'s `observe`). */
+export interface Pushback {
+  /** A throttle (`isThrottle`): the retry waits its turn at the key's limiter, needing no budget token. */
+  throttled: boolean;
+  /** A throttle whose quota is spent: when the quota frees a request (ms from then). */
+  quotaWaitMs: number | undefined;
 }

@@ -3,13 +3,11 @@ import type { RateLimiter } from '../guards/rate-limiter';
 import { RateLimiters } from '../guards/rate-limiters';
 import type { ResolvedRateLimit } from '../policy/rate-limit-options';
 import type { RateLimitEvent } from '../types';
-import { readAnswer } from '../policy/answer';
-import type { Answer } from '../policy/answer';
-import type { CallRun, CallStart, Pushback } from './call-run';
+import { readAnswer, type Answer } from '../policy/answer';
+import type { CallRun, CallStart } from './call-run';
 import { pushbackOf } from './pushback';
-import type { GateWait } from './stop';
 import { interruptible } from './hooks';
-import type { Halt } from './stop';
+import type { GateWait, Halt } from './stop';
 
 /**
  * The gate a call crosses at its scope's rate limiter (`guards/rate-limiters.ts` picks the scope): the
@@ -249,5 +247,3 @@ async function waitTurn(run: CallRun, limiter: RateLimiter): Promise<Halt | unde
     state.delaysMs[last] = waited;
   return undefined;
 }
-
-export type { Pushback };

@@ -1,5 +1,6 @@
 import type { Shared } from '../engine/context';
 import { Listeners, notify } from '../engine/listeners';
+import { chainFor } from '../engine/pipeline';
 import { limitersFor } from '../engine/rate-gate';
 import { BreakerRegistry } from '../guards/breaker';
 import { CorsEvidence } from '../guards/cors';
@@ -59,6 +60,7 @@ export function sharedParts(resolved: ResolvedPluginOptions): {
     dialects: resolved.dialects,
     listeners,
   };
+  chainFor(resolved.call, shared.limiters !== undefined);
   return { shared, budgets };
 }
 

@@ -1,0 +1,100 @@
+import type { AxiosResponse, InternalAxiosRequestConfig } from 'axios';
+import type { ResolvedHedge, ResolvedOptions } from '../policy/options';
+import type { CallRun } from './call-run';
+import { dispatch } from './context';
+import { hedgeable, hedgedSend as race } from './hedge';
+import { takeTurn } from './rate-gate';
+import type { Halt } from './stop';
+
+/**
+ * One attempt's way from the retry loop to the caller's adapter, as a chain of strategies composed
+ * once per resolved options (`attemptChain`), the way undici composes its
+ * interceptors: each strategy is `(next) => send`, owns one rule, and hands back what happened as a
+ * value — an attempt's response or error, or the fact that stopped it before it was sent (`Halt`,
+ * which `stop.ts` names) — never a throw. A rule a plugin cannot use is not in its chain at all.
+ *
+ * In order: the scope's rate limit (`pacing`: its turn at the gate), the deadline (`deadline`: the
+ * attempt's timeout is the time left), then the send itself, counted and numbered: over the caller's
+ * adapter (`send`), or as a race of hedged copies when the options hedge (`hedgedSend`).
+ */
+
+/** What one attempt ended in: the response axios's adapter resolved with, or the failure. */
+export type Attempt = { response: AxiosResponse; error?: undefined } | { error: unknown; response?: undefined };
+
+/** What one attempt came to: an answer or a failure, or what stopped it before it went out. */
+export type Sent = Attempt | { halt: Halt };
+
+/** Sends one attempt of `run` with `config`. Never rejects. */
+export type Send = (run: CallRun, config: InternalAxiosRequestConfig) => Promise<Sent>;
+
+/** One rule around the rest of the chain. */
+export type Strategy = (next: Send) => Send;
+
+/** `strategies` around `last`, the first outermost; `undefined` entries are left out. */
+export function compose(strategies: ReadonlyArray<Strategy | undefined>, last: Send): Send {
+  return strategies.reduceRight<Send>((next, strategy) => (strategy === undefined ? next : strategy(next)), last);
+}
+
+/** The chains composed so far, one per resolved options (the plugin's, or a call's own `config.retry`). */
+const chains = new WeakMap<ResolvedOptions, Send>();
+
+/** The chain `run`'s attempts go down. */
+export function attemptChain(run: CallRun): Send {
+  return chains.get(run.options) ?? chainFor(run.options, run.shared.limiters !== undefined);
+}
+
+/**
+ * The chain of attempts with `options`, composed once: for the plugin's options when the plugin is
+ * made (`plugin/parts.ts`), for a call's own `config.retry` when that call first retries. A rule the
+ * options leave out (no deadline, no hedging; `paced`: the plugin has rate limiters) is not in it.
+ */
+export function chainFor(options: ResolvedOptions, paced: boolean): Send {
+  const chain = compose(
+    [paced ? pacing : undefined, options.deadlineMs === undefined ? undefined : deadline],
+    options.hedge === false ? send : hedgedSend,
+  );
+  chains.set(options, chain);
+  return chain;
+}
+
+/** Waits the attempt's turn while its scope's limiter is on; a turn refused stops the call (`rate-gate.ts`). */
+const pacing: Strategy = (next) => (run, config) => {
+  const turn = takeTurn(run);
+  // Not paced: no promise to wait for, as before the limiter existed.
+  if (turn === undefined) return next(run, config);
+  return turn.then((refused) => (refused === undefined ? next(run, config) : { halt: refused }));
+};
+
+/** With a deadline, the attempt's timeout is the time it leaves; none left, the call stops (`deadline.ts`). */
+const deadline: Strategy = (next) => (run, config) => {
+  const clipped = run.deadline.clip(config);
+  return clipped === undefined ? Promise.resolve({ halt: { how: 'expired' } }) : next(run, clipped);
+};
+
+/** Sends the attempt over the caller's adapter. */
+const send: Send = (run, config) => settle(run, () => dispatch(run.base, config));
+
+/** Sends the attempt as a race of copies when it may be sent twice (`hedge.ts`), else as `send` does. */
+const hedgedSend: Send = (run, config) =>
+  settle(run, () =>
+    hedgeable(run) ? race(run, run.options.hedge as ResolvedHedge, config) : dispatch(run.base, config),
+  );
+
+/** An attempt going out: counted (the budget's request, the retry token's spending), numbered; its outcome as a value. */
+function settle(run: CallRun, sending: () => Promise<AxiosResponse>): Promise<Sent> {
+  const { options, state } = run;
+  run.sent();
+  run.token.spend();
+  if (options.attemptHeader !== false) run.config.headers.set(options.attemptHeader, String(state.attempts));
+  let sent;
+  try {
+    sent = sending();
+  } catch (error) {
+    // A custom adapter that throws instead of rejecting.
+    return Promise.resolve({ error });
+  }
+  return sent.then(
+    (response) => ({ response }),
+    (error: unknown) => ({ error }),
+  );
+}
