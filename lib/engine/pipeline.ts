@@ -1,7 +1,6 @@
 import type { AxiosResponse, InternalAxiosRequestConfig } from 'axios';
 import type { ResolvedHedge, ResolvedOptions } from '../policy/options';
 import type { CallRun } from './call-run';
-import { dispatch } from './context';
 import { hedgeable, hedgedSend as race } from './hedge';
 import { takeTurn } from './rate-gate';
 import type { Halt } from './stop';
@@ -72,29 +71,31 @@ const deadline: Strategy = (next) => (run, config) => {
 };
 
 /** Sends the attempt over the caller's adapter. */
-const send: Send = (run, config) => settle(run, () => dispatch(run.base, config));
-
-/** Sends the attempt as a race of copies when it may be sent twice (`hedge.ts`), else as `send` does. */
-const hedgedSend: Send = (run, config) =>
-  settle(run, () =>
-    hedgeable(run) ? race(run, run.options.hedge as ResolvedHedge, config) : dispatch(run.base, config),
-  );
-
-/** An attempt going out: counted (the budget's request, the retry token's spending), numbered; its outcome as a value. */
-function settle(run: CallRun, sending: () => Promise<AxiosResponse>): Promise<Sent> {
-  const { options, state } = run;
-  run.sent();
-  run.token.spend();
-  if (options.attemptHeader !== false) run.config.headers.set(options.attemptHeader, String(state.attempts));
-  let sent;
+const send: Send = (run, config) => {
+  counted(run);
   try {
-    sent = sending();
+    // A custom adapter may hand back a thenable.
+    return Promise.resolve(run.base(config)).then(answered, failed);
   } catch (error) {
     // A custom adapter that throws instead of rejecting.
     return Promise.resolve({ error });
   }
-  return sent.then(
-    (response) => ({ response }),
-    (error: unknown) => ({ error }),
-  );
+};
+
+/** Sends the attempt as a race of copies when it may be sent twice (`hedge.ts`), else as `send` does. */
+const hedgedSend: Send = (run, config) => {
+  if (!hedgeable(run)) return send(run, config);
+  counted(run);
+  return race(run, run.options.hedge as ResolvedHedge, config).then(answered, failed);
+};
+
+/** An attempt going out: the budget's request and the retry token's spending counted, its number on its header. */
+function counted(run: CallRun): void {
+  const { options } = run;
+  run.sent();
+  run.token.spend();
+  if (options.attemptHeader !== false) run.config.headers.set(options.attemptHeader, String(run.state.attempts));
 }
+
+const answered = (response: AxiosResponse): Sent => ({ response });
+const failed = (error: unknown): Sent => ({ error });
