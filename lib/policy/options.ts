@@ -1,7 +1,9 @@
 import type { JitterStrategy, RetryPluginOptions, RetryRequestOptions } from '../types';
 import { DEFAULT_ERROR_CODES, DEFAULT_STATUS_CODES, DEFAULTS, MAX_TIMER_MS, systemClock } from './defaults';
-import { resolveBreaker, resolveBudget } from './guard-options';
-import type { ResolvedBreakerOptions, ResolvedBudget } from './guard-options';
+import { resolveBreaker } from './breaker-options';
+import type { ResolvedBreakerOptions } from './breaker-options';
+import { resolveBudget } from './guard-options';
+import type { ResolvedBudget } from './guard-options';
 import { resolveChaos, type ChaosSetting } from './chaos-options';
 import { resolveRateLimit } from './rate-limit-options';
 import { resolveDialects } from './rate-limit-header-options';
@@ -121,15 +123,22 @@ const PLUGIN_FIELDS = new Set([
   'onRateLimit',
   'now',
 ]);
-/** Plugin-wide options a request cannot change, and where they belong; and the peers' names. */
-const REQUEST_ELSEWHERE: Record<string, string> = {
-  ...PEER_NAMES,
-  ...Object.fromEntries(
-    [...PLUGIN_FIELDS]
-      .filter((field) => !CALL_FIELDS.has(field))
-      .map((field) => [field, `can be set only in retryPlugin({ ${field} }), not per request`]),
-  ),
-};
+/**
+ * What a message says of the peers' names, and of plugin-wide options given per request (where they
+ * belong): read only when a name is wrong, and empty where messages are dropped (E1 either way).
+ */
+const peerNames = (): Record<string, string> => (process.env.NODE_ENV !== 'production' ? PEER_NAMES : {});
+const requestElsewhere = (): Record<string, string> =>
+  process.env.NODE_ENV !== 'production'
+    ? {
+        ...PEER_NAMES,
+        ...Object.fromEntries(
+          [...PLUGIN_FIELDS]
+            .filter((field) => !CALL_FIELDS.has(field))
+            .map((field) => [field, `can be set only in retryPlugin({ ${field} }), not per request`]),
+        ),
+      }
+    : {};
 
 type Input = Record<string, unknown>;
 
@@ -152,14 +161,30 @@ function waits(where: string, input: Input, base: ResolvedOptions | undefined) {
     base?.maxDelayMs ?? DEFAULTS.maxDelayMs,
   );
   if (maxDelayMs > MAX_TIMER_MS)
-    fail(where, 'maxDelayMs', `must be at most ${MAX_TIMER_MS} (2^31 - 1), got ${maxDelayMs}`);
+    fail(
+      where,
+      'maxDelayMs',
+      'E7',
+      process.env.NODE_ENV !== 'production' && `must be at most ${MAX_TIMER_MS} (2^31 - 1), got ${maxDelayMs}`,
+    );
   const jitter = own(input, 'jitter') ?? base?.jitter ?? DEFAULTS.jitter;
   if (!JITTERS.includes(jitter as JitterStrategy)) {
-    fail(where, 'jitter', `must be one of ${JITTERS.map(shown).join(', ')}, got ${given(jitter, 'string')}`);
+    fail(
+      where,
+      'jitter',
+      'E8',
+      process.env.NODE_ENV !== 'production' &&
+        `must be one of ${JITTERS.map(shown).join(', ')}, got ${given(jitter, 'string')}`,
+    );
   }
   const retryAfter = own(input, 'retryAfter') ?? base?.retryAfter ?? DEFAULTS.retryAfter;
   if (retryAfter !== 'clamp' && retryAfter !== 'fail') {
-    fail(where, 'retryAfter', `must be "clamp" or "fail", got ${given(retryAfter, 'string')}`);
+    fail(
+      where,
+      'retryAfter',
+      'E9',
+      process.env.NODE_ENV !== 'production' && `must be "clamp" or "fail", got ${given(retryAfter, 'string')}`,
+    );
   }
   return {
     retries,
@@ -173,7 +198,12 @@ function waits(where: string, input: Input, base: ResolvedOptions | undefined) {
 function deadline(where: string, value: unknown, fallback: number | undefined): number | undefined {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    fail(where, 'deadlineMs', `must be a finite number > 0, got ${given(value, 'number')}`);
+    fail(
+      where,
+      'deadlineMs',
+      'E10',
+      process.env.NODE_ENV !== 'production' && `must be a finite number > 0, got ${given(value, 'number')}`,
+    );
   }
   return value;
 }
@@ -183,12 +213,23 @@ const REPLAY_FIELDS = new Set(Object.keys(DEFAULTS.replay));
 function replayBound(where: string, value: unknown, fallback: number): number {
   if (value === undefined) return fallback;
   if (!isPlainObject(value))
-    fail(where, 'replay', `must be an object such as { maxBytes: 8388608 }, got ${typed(value)}`);
+    fail(
+      where,
+      'replay',
+      'E11',
+      process.env.NODE_ENV !== 'production' && `must be an object such as { maxBytes: 8388608 }, got ${typed(value)}`,
+    );
   checkKnown(`${where}replay.`, value, REPLAY_FIELDS);
   const maxBytes = own(value, 'maxBytes');
   if (maxBytes === undefined) return fallback;
   if (typeof maxBytes !== 'number' || !Number.isSafeInteger(maxBytes) || maxBytes < 1) {
-    fail(where, 'replay.maxBytes', `must be a positive whole number of bytes, got ${given(maxBytes, 'number')}`);
+    fail(
+      where,
+      'replay.maxBytes',
+      'E12',
+      process.env.NODE_ENV !== 'production' &&
+        `must be a positive whole number of bytes, got ${given(maxBytes, 'number')}`,
+    );
   }
   return maxBytes;
 }
@@ -197,7 +238,13 @@ function replayBound(where: string, value: unknown, fallback: number): number {
 function bodyFactory(where: string, value: unknown, base: ResolvedOptions | undefined): (() => unknown) | undefined {
   if (value === undefined) return undefined;
   if (base === undefined)
-    fail(where, 'body', "can be set only per request, in config.retry (it makes one call's body)");
+    fail(
+      where,
+      'body',
+      'E13',
+      process.env.NODE_ENV !== 'production' &&
+        "can be set only per request, in config.retry (it makes one call's body)",
+    );
   return fn<(() => unknown) | undefined>(where, 'body', value, undefined);
 }
 
@@ -206,7 +253,13 @@ function attemptHeader(where: string, value: unknown, fallback: string | false):
   if (value === false) return false;
   if (value === true) return DEFAULTS.attemptHeaderName;
   if (typeof value !== 'string' || !HEADER_NAME.test(value)) {
-    fail(where, 'attemptHeader', `must be false, true or a header name such as "X-Retry-Attempt", got ${typed(value)}`);
+    fail(
+      where,
+      'attemptHeader',
+      'E14',
+      process.env.NODE_ENV !== 'production' &&
+        `must be false, true or a header name such as "X-Retry-Attempt", got ${typed(value)}`,
+    );
   }
   return value;
 }
@@ -256,8 +309,9 @@ export function resolveCallOptions(input: Input, base: ResolvedOptions | undefin
 /** Validates everything given to `retryPlugin()`. Throws a `TypeError` naming the wrong field. */
 export function resolvePluginOptions(options: RetryPluginOptions | undefined): ResolvedPluginOptions {
   const input: unknown = options ?? {};
-  if (!isPlainObject(input)) fail('', 'options', `must be an object, got ${typed(input)}`);
-  checkKnown('', input, PLUGIN_FIELDS, PEER_NAMES);
+  if (!isPlainObject(input))
+    fail('', 'options', 'E15', process.env.NODE_ENV !== 'production' && `must be an object, got ${typed(input)}`);
+  checkKnown('', input, PLUGIN_FIELDS, peerNames);
   return {
     call: resolveCallOptions(input, undefined, ''),
     budget: resolveBudget(own(input, 'budget')),
@@ -283,13 +337,20 @@ export function resolveRequestOptions(field: unknown, plugin: ResolvedOptions): 
     fail(
       'config.retry',
       '',
-      'cannot be true: omit it, or give an options object; false turns the plugin off for the call',
+      'E16',
+      process.env.NODE_ENV !== 'production' &&
+        'cannot be true: omit it, or give an options object; false turns the plugin off for the call',
     );
   }
   if (!isPlainObject(field)) {
-    const hint = typeof field === 'number' ? ` (for ${field} retries: { retries: ${field} })` : '';
-    fail('config.retry', '', `must be false or an options object, got ${typed(field)}${hint}`);
+    fail(
+      'config.retry',
+      '',
+      'E17',
+      process.env.NODE_ENV !== 'production' &&
+        `must be false or an options object, got ${typed(field)}${typeof field === 'number' ? ` (for ${field} retries: { retries: ${field} })` : ''}`,
+    );
   }
-  checkKnown('config.retry.', field, CALL_FIELDS, REQUEST_ELSEWHERE);
+  checkKnown('config.retry.', field, CALL_FIELDS, requestElsewhere);
   return resolveCallOptions(field as RetryRequestOptions as Input, plugin, 'config.retry.');
 }
