@@ -7,7 +7,7 @@
 import type * as BreakerGate from '../engine/breaker-gate';
 import type * as Breakers from '../guards/breaker';
 import type { ResolvedBreakerOptions } from '../policy/breaker-options';
-import { capabilityOf, notCarried, withCapability } from './capability';
+import { resolveCarried } from './capability';
 
 export type { ResolvedBreakerOptions };
 
@@ -19,9 +19,5 @@ export interface BreakerCapability {
 }
 
 export function resolveBreaker(value: unknown): false | ResolvedBreakerOptions {
-  if (value === undefined || value === false) return false;
-  const code = capabilityOf<BreakerCapability>(value);
-  if (code === undefined) notCarried('', 'breaker', 'breaker', 'axios-resilience/breaker');
-  const resolved = code.resolve(value);
-  return resolved === false ? false : withCapability(resolved, code);
+  return resolveCarried(value, 'breaker', 'breaker', 'axios-resilience/breaker');
 }

@@ -83,13 +83,23 @@ export function resolveBreaker(value: unknown): false | ResolvedBreakerOptions {
         `must be at most ${MAX_TIMER_MS} (2^31 - 1), got ${result.maxResetTimeout}`,
     );
   if (result.resetTimeout > result.maxResetTimeout) {
-    const problem = `(${result.resetTimeout}) must not be above maxResetTimeout (${result.maxResetTimeout})`;
-    fail('', 'breaker.resetTimeout', 'E35', process.env.NODE_ENV !== 'production' && problem);
+    fail(
+      '',
+      'breaker.resetTimeout',
+      'E35',
+      process.env.NODE_ENV !== 'production' &&
+        `(${result.resetTimeout}) must not be above maxResetTimeout (${result.maxResetTimeout})`,
+    );
   }
   // opossum (and the browser's breaker) open when the failure rate is above it: at 100 or more, never.
   if (result.errorThresholdPercentage >= 100) {
-    const problem = `must be from 0 to below 100 (the breaker opens above it), got ${result.errorThresholdPercentage}`;
-    fail('', 'breaker.errorThresholdPercentage', 'E36', process.env.NODE_ENV !== 'production' && problem);
+    fail(
+      '',
+      'breaker.errorThresholdPercentage',
+      'E36',
+      process.env.NODE_ENV !== 'production' &&
+        `must be from 0 to below 100 (the breaker opens above it), got ${result.errorThresholdPercentage}`,
+    );
   }
   wholeNumber('', 'breaker.maxOrigins', result.maxOrigins, 1, 1);
   if (result.rollingCountBuckets < 1)

@@ -1,6 +1,7 @@
+import { matchOf } from './chaos-match';
+import type { FaultMatch } from './chaos-match';
 import { perRequestChaos } from './chaos-per-request';
 import { DEFAULT_ERROR_CODES, MAX_TIMER_MS } from './defaults';
-import { absoluteOrigin } from './origin';
 import { seededRandom } from './random';
 import { checkKnown, fail, given, isPlainObject, own, shown, typed } from './validate';
 
@@ -26,15 +27,11 @@ export type FaultEffect =
   | { kind: 'latency'; latencyMs: number };
 
 /** One fault, validated. */
-export interface ResolvedFault {
+export interface ResolvedFault extends FaultMatch {
   /** Its index in `chaos.faults`, for the mark on what it injects. */
   index: number;
   rate: number;
   phase: 'before' | 'after';
-  origins: ReadonlySet<string> | undefined;
-  /** Upper case. */
-  methods: ReadonlySet<string> | undefined;
-  path: string | RegExp | undefined;
   effect: FaultEffect;
 }
 
@@ -51,75 +48,7 @@ export interface ChaosSetting {
 
 const CHAOS_FIELDS = new Set(['faults', 'seed', 'enabled']);
 const FAULT_FIELDS = new Set(['rate', 'match', 'phase', 'status', 'headers', 'body', 'error', 'latencyMs']);
-const MATCH_FIELDS = new Set(['origin', 'method', 'path']);
 const KINDS = ['status', 'error', 'latencyMs'] as const;
-
-/** A string or a non-empty list of strings, as a set of `normal` forms; `undefined` when not given. */
-function names(
-  field: string,
-  value: unknown,
-  normal: (text: string) => string | undefined,
-  allowed: string,
-): ReadonlySet<string> | undefined {
-  if (value === undefined) return undefined;
-  const list: unknown[] = Array.isArray(value) ? value : [value];
-  const set = new Set<string>();
-  for (const item of list) {
-    const normalised = typeof item === 'string' ? normal(item) : undefined;
-    if (normalised === undefined)
-      fail(
-        '',
-        field,
-        'E47',
-        process.env.NODE_ENV !== 'production' && `must be ${allowed} or a list of them, got ${shown(item)}`,
-      );
-    set.add(normalised);
-  }
-  if (set.size === 0)
-    fail(
-      '',
-      field,
-      'E48',
-      process.env.NODE_ENV !== 'production' && `must be ${allowed} or a non-empty list of them, got an empty array`,
-    );
-  return set;
-}
-
-function matchOf(field: string, value: unknown): Pick<ResolvedFault, 'origins' | 'methods' | 'path'> {
-  if (value === undefined) return { origins: undefined, methods: undefined, path: undefined };
-  if (!isPlainObject(value))
-    fail(
-      '',
-      field,
-      'E49',
-      process.env.NODE_ENV !== 'production' && `must be an object such as { method: 'POST' }, got ${shown(value)}`,
-    );
-  checkKnown(`${field}.`, value, MATCH_FIELDS);
-  const path = own(value, 'path');
-  if (path !== undefined && !(path instanceof RegExp) && !(typeof path === 'string' && path.startsWith('/'))) {
-    fail(
-      '',
-      `${field}.path`,
-      'E50',
-      process.env.NODE_ENV !== 'production' && `must be a path starting with '/' or a RegExp, got ${shown(path)}`,
-    );
-  }
-  return {
-    origins: names(
-      `${field}.origin`,
-      own(value, 'origin'),
-      (text) => absoluteOrigin(text),
-      "an absolute origin ('https://api.example.com')",
-    ),
-    methods: names(
-      `${field}.method`,
-      own(value, 'method'),
-      (text) => (/^[A-Za-z]+$/.test(text) ? text.toUpperCase() : undefined),
-      "a method name ('POST')",
-    ),
-    path: path as string | RegExp | undefined,
-  };
-}
 
 function effectOf(field: string, fault: Record<string, unknown>): FaultEffect {
   const kinds = KINDS.filter((kind) => own(fault, kind) !== undefined);
