@@ -102,7 +102,9 @@ test('every code thrown in lib/ has its entry in docs/errors.md, and every entry
   for (const name of readdirSync(dir)) {
     for (const match of readFileSync(join(dir, name), 'utf8').matchAll(/'(E\d+)'/g)) thrown.add(match[1]!);
   }
-  const documented = new Set([...readFileSync(join(root, 'docs/errors.md'), 'utf8').matchAll(/<a id="(E\d+)">/g)].map((m) => m[1]!));
+  const documented = new Set(
+    [...readFileSync(join(root, 'docs/errors.md'), 'utf8').matchAll(/<a id="(E\d+)">/g)].map((m) => m[1]!),
+  );
   const byNumber = (a: string, b: string) => Number(a.slice(1)) - Number(b.slice(1));
   expect([...documented].sort(byNumber)).toEqual([...thrown].sort(byNumber));
 });
