@@ -28,7 +28,7 @@ const entries = {
  * run with NODE_ENV=production and their reader needs the words, so the Node build has none of those
  * tests: each is `true` here (checked on dist by __tests__/package/messages.test.ts).
  */
-export const DEVELOPMENT = "process.env.NODE_ENV !== 'production'";
+const DEVELOPMENT = "process.env.NODE_ENV !== 'production'";
 const keepMessages = {
   name: 'keep-messages',
   transform(code, id) {
