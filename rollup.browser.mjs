@@ -2,8 +2,10 @@
 // as the Node build, with the modules below swapped for the files that stand in for them in a
 // browser, so what a browser never runs is not reachable from its entry (docs/guides/browser.md):
 //
-// - opossum (and the `events` package it needs) → lib/guards/lite-circuit.ts, a breaker with the
-//   surface the plugin and its users touch (the breaker tests run against both);
+// - the breaker (its options, registry and a call's gate) → stand-ins that make none unless the
+//   `breaker` value brings it (`breaker()` from axios-resilience/breaker); what that brings has
+//   opossum (and the `events` package it needs) swapped for lib/guards/lite-circuit.ts, a breaker
+//   with the surface the plugin and its users touch (the breaker tests run against both);
 // - uuid → lib/browser/uuid.ts (Web Crypto's getRandomValues; randomUUID is tried first anyway);
 // - hedging and fault injection → stubs that run the code an option value brings
 //   (`hedging()` from axios-resilience/hedging, `chaos()` from axios-resilience/chaos), or throw a
@@ -38,6 +40,9 @@ export const SWAPS = new Map([
   [lib('policy/rate-limit-header-options.ts'), lib('browser/rate-limit-header-options.ts')],
   [lib('policy/rate-limit-options.ts'), lib('browser/rate-limit-options.ts')],
   [lib('engine/rate-gate.ts'), lib('browser/rate-gate.ts')],
+  [lib('policy/breaker-options.ts'), lib('browser/breaker-options.ts')],
+  [lib('guards/breaker.ts'), lib('browser/breaker-registry.ts')],
+  [lib('engine/breaker-gate.ts'), lib('browser/breaker-gate.ts')],
 ]);
 
 export const STANDINS = lib('browser') + sep;
@@ -62,6 +67,7 @@ export const browserEntries = {
   chaos: 'lib/browser/fault-injection.ts',
   'rate-limit-headers': 'lib/browser/rate-limit-headers.ts',
   'rate-limiting': 'lib/browser/rate-limiting.ts',
+  breaker: 'lib/browser/breaker.ts',
 };
 
 /**

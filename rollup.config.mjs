@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import typescript from '@rollup/plugin-typescript';
 import { dts } from 'rollup-plugin-dts';
 import { browserBuild, outputsTo } from './rollup.browser.mjs';
@@ -18,6 +19,22 @@ const entries = {
   chaos: 'lib/capabilities/chaos.ts',
   'rate-limit-headers': 'lib/capabilities/rate-limit-headers.ts',
   'rate-limiting': 'lib/capabilities/rate-limiting.ts',
+  breaker: 'lib/capabilities/breaker.ts',
+};
+
+/**
+ * The validation messages' words are written `process.env.NODE_ENV !== 'production' && ...` at each
+ * throw site (lib/policy/validate.ts's `fail`): a browser app's production build drops them. Servers
+ * run with NODE_ENV=production and their reader needs the words, so the Node build has none of those
+ * tests: each is `true` here (checked on dist by __tests__/package/messages.test.ts).
+ */
+const DEVELOPMENT = "process.env.NODE_ENV !== 'production'";
+const keepMessages = {
+  name: 'keep-messages',
+  transform(code, id) {
+    if (!id.startsWith(resolve('lib')) || !code.includes(DEVELOPMENT)) return null;
+    return { code: code.replaceAll(DEVELOPMENT, 'true'), map: null };
+  },
 };
 
 const build = (name, input) => [
@@ -25,6 +42,7 @@ const build = (name, input) => [
     input: { [name]: input },
     external,
     plugins: [
+      keepMessages,
       typescript({
         tsconfig: './tsconfig.json',
         include: ['lib/**/*.ts'],

@@ -36,6 +36,9 @@ export const APPS = {
   'rate-limiting':
     `import axios from 'axios';\nimport { retryPlugin } from 'axios-resilience';\nimport { rateLimiting } from 'axios-resilience/rate-limiting';\n` +
     `retryPlugin({ rateLimit: rateLimiting() }).install(axios);\n${KEEP}\n`,
+  breaker:
+    `import axios from 'axios';\nimport { retryPlugin } from 'axios-resilience';\nimport { breaker } from 'axios-resilience/breaker';\n` +
+    `retryPlugin({ breaker: breaker() }).install(axios);\n${KEEP}\n`,
   'axios-retry': `import axios from 'axios';\nimport axiosRetry from 'axios-retry';\naxiosRetry(axios);\n${KEEP}\n`,
   'retry-axios': `import axios from 'axios';\nimport * as rax from 'retry-axios';\nrax.attach(axios);\n${KEEP}\n`,
 };

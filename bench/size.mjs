@@ -12,18 +12,15 @@ const cells = (s) => `${kB(s.min)} kB | ${kB(s.gzip)} kB | ${kB(s.brotli)} kB`;
 
 /** The parts of the plugin, by source file. First match wins. */
 const PARTS = [
-  [
-    'breaker (lite-circuit, registry, gate)',
-    /guards\/(lite-circuit|emitter|rotation|breaker|breaker-guard|slot-counts)\.ts|engine\/breaker-gate\.ts/,
-  ],
+  ['breaker stand-ins (browser/breaker-*)', /browser\/breaker-/],
   [
     'rate limiter (queue, rule, gate, Retry-After headers)',
     /guards\/(rate-|turn-queue|quota-resets)|engine\/(rate-gate|pushback)|policy\/(rate-limit-headers|header-values|retry-after)/,
   ],
   ['retry budget', /guards\/(budget|local-budget|origin-budget|store-health)\.ts|engine\/admission/],
   [
-    'options: defaults, resolution, validation messages',
-    /policy\/(options|guard-options|key-options|table-options|validate|suggest|defaults|hedge-options|chaos-options)|browser\/(hedge|chaos)-options/,
+    'options: defaults, resolution, validation (codes in production)',
+    /policy\/(options|call-fields|guard-options|key-options|table-options|validate|suggest|defaults|hedge-options|chaos-options)|browser\/(hedge|chaos)-options/,
   ],
   [
     'decision table, backoff, keys',
@@ -55,7 +52,7 @@ for (const [app, label] of [
 lines.push('\n## Each capability, on top of the default plugin\n');
 lines.push('| capability | bundler | minified | gzip | brotli |');
 lines.push('| --- | --- | ---: | ---: | ---: |');
-for (const app of ['hedging', 'chaos', 'rate-limit-headers', 'rate-limiting']) {
+for (const app of ['breaker', 'hedging', 'chaos', 'rate-limit-headers', 'rate-limiting']) {
   for (const bundler of ['esbuild', 'vite']) {
     lines.push(
       `| axios-resilience/${app} | ${bundler} | ${cells(minus(added[bundler][app], added[bundler].default))} |`,

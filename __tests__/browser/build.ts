@@ -14,6 +14,13 @@ import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 
 const run = promisify(execFile);
 
+/**
+ * The bundlers run as from a user's shell: without Jest's `NODE_ENV=test`, which Vite would take as
+ * the app's `process.env.NODE_ENV` (a production build then keeps the validation messages' words).
+ */
+const { NODE_ENV: _jest, ...shell } = process.env;
+const bundlerEnv = { ...shell, NO_COLOR: '1' };
+
 export const repoRoot = join(__dirname, '../..');
 
 /**
@@ -72,14 +79,14 @@ export async function createProject(): Promise<Project> {
       if (bundler === 'vite') {
         // `vite build` in the app's directory: index.html is the entry, dist/ the output.
         const bin = join(repoRoot, 'node_modules/vite/bin/vite.js');
-        const result = await run(process.execPath, [bin, 'build'], { cwd, env: { ...process.env, NO_COLOR: '1' } });
+        const result = await run(process.execPath, [bin, 'build'], { cwd, env: bundlerEnv });
         output = result.stdout + result.stderr;
         outDir = join(cwd, 'dist');
       } else {
         const bin = join(repoRoot, 'node_modules/esbuild/bin/esbuild');
         outDir = join(cwd, 'out');
         const args = ['main.js', '--bundle', '--platform=browser', '--format=esm', '--minify', `--outdir=${outDir}`];
-        const result = await run(bin, args, { cwd, env: { ...process.env, NO_COLOR: '1' } });
+        const result = await run(bin, args, { cwd, env: bundlerEnv });
         output = result.stdout + result.stderr;
         await cp(join(cwd, 'index.html'), join(outDir, 'index.html'));
       }

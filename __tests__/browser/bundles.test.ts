@@ -77,7 +77,7 @@ describe.each(BUNDLERS)('%s, default settings', (bundler) => {
     expect(server.requests('/api/browser-build/flaky')).toHaveLength(2);
   });
 
-  test('hedge, chaos, rateLimit or rateLimitHeaders given without its subpath is a TypeError that names the import; false is fine', async () => {
+  test('hedge, chaos, rateLimit, rateLimitHeaders or breaker given without its subpath is a TypeError that names the import; false is fine; a wrong value throws its code', async () => {
     const { watched } = get();
     const messages = await watched.page.evaluate(async () => {
       const lib = (window as unknown as { axrLib: { retryPlugin(o: unknown): unknown } }).axrLib;
@@ -97,6 +97,9 @@ describe.each(BUNDLERS)('%s, default settings', (bundler) => {
         thrown({ rateLimit: false }),
         thrown({ rateLimitHeaders: { dialects: 'all' } }),
         thrown({ rateLimitHeaders: false }),
+        thrown({ breaker: { volumeThreshold: 5 } }),
+        thrown({ breaker: false }),
+        thrown({ retries: -1 }),
       ];
     });
     const rateLimitError =
@@ -109,6 +112,10 @@ describe.each(BUNDLERS)('%s, default settings', (bundler) => {
       'no error',
       "TypeError: axios-resilience: rateLimitHeaders needs axios-resilience/rate-limit-headers in a browser build: import { rateLimitHeaders } from 'axios-resilience/rate-limit-headers' and pass rateLimitHeaders: rateLimitHeaders()",
       'no error',
+      "TypeError: axios-resilience: breaker needs axios-resilience/breaker in a browser build: import { breaker } from 'axios-resilience/breaker' and pass breaker: breaker({ ... })",
+      'no error',
+      // Both bundlers build for production with no configuration: the code and its docs link, not the words.
+      'TypeError: axios-resilience: retries E3: see axios-resilience/docs/errors.md#E3',
     ]);
   });
 

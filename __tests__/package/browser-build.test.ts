@@ -41,6 +41,7 @@ const EVERYTHING = `
   export { chaos } from './lib/browser/fault-injection.ts';
   export { rateLimitHeaders } from './lib/browser/rate-limit-headers.ts';
   export { rateLimiting } from './lib/browser/rate-limiting.ts';
+  export { breaker } from './lib/browser/breaker.ts';
   export { default as axios } from 'axios';
 `;
 
@@ -75,16 +76,23 @@ async function inRealm<T>(routes: Record<string, Step[]>, body: string): Promise
 }
 
 describe('the default plugin', () => {
-  test('carries no opossum, events, uuid, hedging, fault injection, rate limiter, header dialects, Node stream recording, http-adapter form boundary, redirect accounting or fleet budget store', async () => {
+  test('carries no breaker, opossum, events, uuid, hedging, fault injection, rate limiter, header dialects, Node stream recording, http-adapter form boundary, redirect accounting or fleet budget store', async () => {
     const { inputs } = await bundle(`import { retryPlugin } from './lib/index.ts'; self.p = retryPlugin;`);
     const carried = inputs.filter((file) =>
-      /node_modules\/(opossum|events|uuid)\/|lib\/(engine\/(hedge|chaos|chaos-outcome|node-recording|node-form|redirects|rate-gate)|policy\/(hedge-options|chaos-options|rate-limit-dialects|rate-limit-options)|guards\/(budget|store-health|rate-limiter|rate-limiters|rate-rule|turn-queue))\.ts$/.test(
+      /node_modules\/(opossum|events|uuid)\/|lib\/(engine\/(hedge|chaos|chaos-outcome|node-recording|node-form|redirects|rate-gate|breaker-gate)|policy\/(hedge-options|chaos-options|rate-limit-dialects|rate-limit-options|breaker-options)|guards\/(budget|store-health|rate-limiter|rate-limiters|rate-rule|turn-queue|breaker|breaker-guard|lite-circuit|emitter))\.ts$/.test(
         file,
       ),
     );
     expect(carried).toEqual([]);
-    expect(inputs).toContain('lib/guards/lite-circuit.ts');
     expect(inputs).toContain('lib/guards/local-budget.ts');
+  });
+
+  test('breaker() brings the light circuit and nothing of opossum', async () => {
+    const { inputs } = await bundle(
+      `import { retryPlugin } from './lib/index.ts'; import { breaker } from './lib/browser/breaker.ts'; self.p = retryPlugin({ breaker: breaker() });`,
+    );
+    expect(inputs).toEqual(expect.arrayContaining(['lib/guards/lite-circuit.ts', 'lib/guards/breaker.ts']));
+    expect(inputs.filter((file) => /node_modules\/(opossum|events)\//.test(file))).toEqual([]);
   });
 
   test('a RetryBudget (the one class that can share a fleet store) brings the store code with it', async () => {
@@ -109,6 +117,22 @@ describe('the default plugin', () => {
     expect(server.requests.map((r) => r.headers['idempotency-key'])).toEqual([seen.key, seen.key]);
   });
 
+  test('sends every call with no breaker: 12 calls answered 503 all go out (a default breaker would open at the 10th), and plugin.breaker() has none', async () => {
+    const seen = await inRealm<{ statuses: number[]; breaker: unknown }>(
+      { 'GET /down': Array.from({ length: 12 }, () => '503' as const) },
+      `const plugin = app.retryPlugin({ retries: 0 });
+       const http = app.axios.create({ adapter: 'fetch' });
+       plugin.install(http);
+       const statuses = [];
+       for (let i = 0; i < 12; i++) statuses.push(await http.get(SERVER + '/down').catch((e) => e.response.status));
+       const breaker = plugin.breaker(SERVER);
+       await plugin.close();
+       return { statuses, breaker: breaker === undefined ? 'none' : 'some' };`,
+    );
+    expect(seen).toEqual({ statuses: Array.from({ length: 12 }, () => 503), breaker: 'none' });
+    expect(server.requests).toHaveLength(12);
+  });
+
   test('hedge, chaos and rateLimit without their subpaths are TypeErrors naming the import; chaos: false per request and rateLimit: false are fine', async () => {
     const messages = await inRealm<string[]>(
       { 'GET /r': ['200'] },
@@ -124,6 +148,8 @@ describe('the default plugin', () => {
          thrown({ chaos: { faults: [] } }),
          thrown({ rateLimit: {} }),
          thrown({ rateLimit: false }),
+         thrown({ breaker: { volumeThreshold: 5 } }),
+         thrown({ breaker: false }),
          String(ok),
          perRequest,
        ];`,
@@ -133,6 +159,8 @@ describe('the default plugin', () => {
       "TypeError: axios-resilience: chaos needs axios-resilience/chaos in a browser build: import { chaos } from 'axios-resilience/chaos' and pass chaos: chaos({ ... })",
       "TypeError: axios-resilience: rateLimit needs axios-resilience/rate-limiting in a browser build: import { rateLimiting } from 'axios-resilience/rate-limiting' and pass rateLimit: rateLimiting({ ... })",
       'none',
+      "TypeError: axios-resilience: breaker needs axios-resilience/breaker in a browser build: import { breaker } from 'axios-resilience/breaker' and pass breaker: breaker({ ... })",
+      'none',
       '200',
       expect.stringMatching(/config\.retry\.hedge needs axios-resilience\/hedging in a browser build/),
     ]);
@@ -140,6 +168,29 @@ describe('the default plugin', () => {
 });
 
 describe('the subpaths bring their code', () => {
+  test('breaker(): after 5 failed calls the circuit opens; the next call is a CircuitOpenError and sends nothing', async () => {
+    const seen = await inRealm<{ outcomes: string[]; states: string[]; view: string }>(
+      { 'GET /down': Array.from({ length: 5 }, () => '503' as const) },
+      `const states = [];
+       const plugin = app.retryPlugin({
+         retries: 0,
+         breaker: app.breaker({ volumeThreshold: 5, resetTimeout: 10000 }),
+         onCircuitStateChange: ({ state }) => states.push(state),
+       });
+       const http = app.axios.create({ adapter: 'fetch' });
+       plugin.install(http);
+       const outcomes = [];
+       for (let i = 0; i < 6; i++) {
+         outcomes.push(await http.get(SERVER + '/down').then(() => 'ok', (e) => e.code === 'ERR_CIRCUIT_OPEN' ? 'open' : String(e.response.status)));
+       }
+       const view = plugin.breaker(SERVER).opened ? 'opened' : 'closed';
+       await plugin.close();
+       return { outcomes, states, view };`,
+    );
+    expect(seen).toEqual({ outcomes: ['503', '503', '503', '503', '503', 'open'], states: ['open'], view: 'opened' });
+    expect(server.requests).toHaveLength(5);
+  });
+
   test('hedging(): a slow first copy loses to the copy sent after 20 ms; a plain per-request hedge then works too', async () => {
     // Which copy is slow is decided where the copies are made, in the order the plugin sends them
     // (every first copy waits 2 s after its answer, until aborted), not by which socket reaches the

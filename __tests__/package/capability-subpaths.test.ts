@@ -1,7 +1,7 @@
 /**
  * The capability subpaths in Node, where the main entry carries hedging, fault injection, the rate
- * limiter and the rate-limit header dialects itself: code written for a browser build (`hedging()`,
- * `chaos()`, `rateLimiting()`, `rateLimitHeaders()`) runs unchanged, and the plain options a Node
+ * limiter, the rate-limit header dialects and the breaker itself: code written for a browser build
+ * (`hedging()`, `chaos()`, `rateLimiting()`, `rateLimitHeaders()`, `breaker()`) runs unchanged, and the plain options a Node
  * user writes keep working.
  */
 import axios from 'axios';
@@ -12,6 +12,7 @@ import { chaos } from 'axios-resilience/chaos';
 import { hedging } from 'axios-resilience/hedging';
 import { rateLimitHeaders } from 'axios-resilience/rate-limit-headers';
 import { rateLimiting } from 'axios-resilience/rate-limiting';
+import { breaker } from 'axios-resilience/breaker';
 import { startFaultServer } from '../../lib/testing';
 import type { FaultServer } from '../../lib/testing';
 
@@ -143,4 +144,26 @@ test('rateLimiting() hands the options back as given ({} without any); the defau
   };
   expect(await limiterAfter(undefined, '/a')).toBe('on');
   expect(await limiterAfter(rateLimiting(options), '/b')).toBe('on');
+});
+
+test('breaker() hands the options back as given ({} without any); the plugin given it opens its breaker (opossum) with them', async () => {
+  const options = { volumeThreshold: 2, resetTimeout: 10_000 };
+  expect(breaker(options)).toBe(options);
+  expect(breaker()).toEqual({});
+  server = await startFaultServer({ routes: { 'GET /down': ['503', '503', '503'] } });
+  const plugin = retryPlugin({ retries: 0, breaker: breaker(options) });
+  const http = axios.create();
+  plugin.install(http);
+  try {
+    const codes: unknown[] = [];
+    for (let i = 0; i < 3; i++) {
+      const error = (await http.get(`${server.url}/down`).catch((e: unknown) => e)) as { code?: string };
+      codes.push(error.code);
+    }
+    expect(codes).toEqual(['ERR_BAD_RESPONSE', 'ERR_BAD_RESPONSE', 'ERR_CIRCUIT_OPEN']);
+    expect(server.requestsTo('GET /down')).toHaveLength(2);
+    expect(plugin.breaker(server.url)?.opened).toBe(true);
+  } finally {
+    await plugin.close();
+  }
 });

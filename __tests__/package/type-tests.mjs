@@ -53,6 +53,7 @@ import { hedging } from 'axios-resilience/hedging';
 import { chaos } from 'axios-resilience/chaos';
 import { rateLimitHeaders } from 'axios-resilience/rate-limit-headers';
 import { rateLimiting } from 'axios-resilience/rate-limiting';
+import { breaker } from 'axios-resilience/breaker';
 
 // The capability subpaths (a browser build needs them for hedge and chaos; Node takes either form).
 retryPlugin({ rateLimitHeaders: rateLimitHeaders() });
@@ -64,6 +65,10 @@ void axios.get('http://127.0.0.1/', { retry: { rateLimitHeaders: false } });
 retryPlugin({ hedge: hedging({ delayMs: 'p95', maxHedges: 2 }), chaos: chaos({ faults: [{ rate: 0.1, status: 503 }] }) });
 retryPlugin({ rateLimit: rateLimiting({ maxQueue: 100 }) });
 retryPlugin({ rateLimit: rateLimiting() });
+retryPlugin({ breaker: breaker({ volumeThreshold: 5, key: (_config, origin) => origin }) });
+retryPlugin({ breaker: breaker() });
+// @ts-expect-error volumeThreshold is a number
+breaker({ volumeThreshold: '5' });
 // @ts-expect-error maxQueue is a number
 rateLimiting({ maxQueue: '100' });
 // @ts-expect-error delayMs is ms or a percentile name

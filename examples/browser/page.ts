@@ -9,6 +9,8 @@ import axios, { getAdapter } from 'axios';
 import type { AxiosAdapter, AxiosInstance, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
 import { CircuitOpenError, retryPlugin } from '../../lib';
 import type { CircuitState, RetryEvent, RetryPluginOptions, StopReason } from '../../lib';
+// `axios-resilience/breaker` in your app: a browser build has no breaker without it.
+import { breaker } from '../../lib/capabilities/breaker';
 
 type AdapterName = 'xhr' | 'fetch';
 
@@ -412,7 +414,7 @@ const SCENARIOS: Scenario[] = [
           baseDelayMs: t.baseDelayMs,
           maxDelayMs: t.maxDelayMs,
           budget: { ratio: 0.1, minPerSecond: 0.2, windowMs: 10_000 },
-          breaker: { volumeThreshold: 3, errorThresholdPercentage: 50, resetTimeout: t.resetTimeoutMs },
+          breaker: breaker({ volumeThreshold: 3, errorThresholdPercentage: 50, resetTimeout: t.resetTimeoutMs }),
         },
         pill,
       );

@@ -30,3 +30,21 @@ export function notCarried(where: string, option: string, name: string, subpath:
       `import { ${name} } from '${subpath}' and pass ${option}: ${name}(${args})`,
   );
 }
+
+/**
+ * A plugin option whose code only its subpath brings (`rateLimit`, `breaker`): none when not given or
+ * `false`; else resolved by the code the value carries, which stays on the setting for the stand-ins
+ * that run it, or a `TypeError` naming the import.
+ */
+export function resolveCarried<S extends object>(
+  value: unknown,
+  option: string,
+  name: string,
+  subpath: string,
+): false | S {
+  if (value === undefined || value === false) return false;
+  const code = capabilityOf<{ resolve(value: unknown): false | S }>(value);
+  if (code === undefined) notCarried('', option, name, subpath);
+  const resolved = code.resolve(value);
+  return resolved === false ? false : withCapability(resolved, code);
+}

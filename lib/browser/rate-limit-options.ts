@@ -7,7 +7,7 @@
  */
 import type * as RateGate from '../engine/rate-gate';
 import type { ResolvedRateLimit } from '../policy/rate-limit-options';
-import { capabilityOf, notCarried, withCapability } from './capability';
+import { resolveCarried } from './capability';
 
 export type { ResolvedRateLimit };
 
@@ -18,9 +18,5 @@ export interface RateLimitCapability {
 }
 
 export function resolveRateLimit(value: unknown): false | ResolvedRateLimit {
-  if (value === undefined || value === false) return false;
-  const code = capabilityOf<RateLimitCapability>(value);
-  if (code === undefined) notCarried('', 'rateLimit', 'rateLimiting', 'axios-resilience/rate-limiting');
-  const resolved = code.resolve(value);
-  return resolved === false ? false : withCapability(resolved, code);
+  return resolveCarried(value, 'rateLimit', 'rateLimiting', 'axios-resilience/rate-limiting');
 }

@@ -1,6 +1,7 @@
+import { matchOf } from './chaos-match';
+import type { FaultMatch } from './chaos-match';
 import { perRequestChaos } from './chaos-per-request';
 import { DEFAULT_ERROR_CODES, MAX_TIMER_MS } from './defaults';
-import { absoluteOrigin } from './origin';
 import { seededRandom } from './random';
 import { checkKnown, fail, given, isPlainObject, own, shown, typed } from './validate';
 
@@ -26,15 +27,11 @@ export type FaultEffect =
   | { kind: 'latency'; latencyMs: number };
 
 /** One fault, validated. */
-export interface ResolvedFault {
+export interface ResolvedFault extends FaultMatch {
   /** Its index in `chaos.faults`, for the mark on what it injects. */
   index: number;
   rate: number;
   phase: 'before' | 'after';
-  origins: ReadonlySet<string> | undefined;
-  /** Upper case. */
-  methods: ReadonlySet<string> | undefined;
-  path: string | RegExp | undefined;
   effect: FaultEffect;
 }
 
@@ -51,52 +48,7 @@ export interface ChaosSetting {
 
 const CHAOS_FIELDS = new Set(['faults', 'seed', 'enabled']);
 const FAULT_FIELDS = new Set(['rate', 'match', 'phase', 'status', 'headers', 'body', 'error', 'latencyMs']);
-const MATCH_FIELDS = new Set(['origin', 'method', 'path']);
 const KINDS = ['status', 'error', 'latencyMs'] as const;
-
-/** A string or a non-empty list of strings, as a set of `normal` forms; `undefined` when not given. */
-function names(
-  field: string,
-  value: unknown,
-  normal: (text: string) => string | undefined,
-  allowed: string,
-): ReadonlySet<string> | undefined {
-  if (value === undefined) return undefined;
-  const list: unknown[] = Array.isArray(value) ? value : [value];
-  const set = new Set<string>();
-  for (const item of list) {
-    const normalised = typeof item === 'string' ? normal(item) : undefined;
-    if (normalised === undefined) fail('', field, `must be ${allowed} or a list of them, got ${shown(item)}`);
-    set.add(normalised);
-  }
-  if (set.size === 0) fail('', field, `must be ${allowed} or a non-empty list of them, got an empty array`);
-  return set;
-}
-
-function matchOf(field: string, value: unknown): Pick<ResolvedFault, 'origins' | 'methods' | 'path'> {
-  if (value === undefined) return { origins: undefined, methods: undefined, path: undefined };
-  if (!isPlainObject(value)) fail('', field, `must be an object such as { method: 'POST' }, got ${shown(value)}`);
-  checkKnown(`${field}.`, value, MATCH_FIELDS);
-  const path = own(value, 'path');
-  if (path !== undefined && !(path instanceof RegExp) && !(typeof path === 'string' && path.startsWith('/'))) {
-    fail('', `${field}.path`, `must be a path starting with '/' or a RegExp, got ${shown(path)}`);
-  }
-  return {
-    origins: names(
-      `${field}.origin`,
-      own(value, 'origin'),
-      (text) => absoluteOrigin(text),
-      "an absolute origin ('https://api.example.com')",
-    ),
-    methods: names(
-      `${field}.method`,
-      own(value, 'method'),
-      (text) => (/^[A-Za-z]+$/.test(text) ? text.toUpperCase() : undefined),
-      "a method name ('POST')",
-    ),
-    path: path as string | RegExp | undefined,
-  };
-}
 
 function effectOf(field: string, fault: Record<string, unknown>): FaultEffect {
   const kinds = KINDS.filter((kind) => own(fault, kind) !== undefined);
@@ -104,37 +56,65 @@ function effectOf(field: string, fault: Record<string, unknown>): FaultEffect {
     fail(
       '',
       field,
-      `must have exactly one of status, error or latencyMs, got ${kinds.length === 0 ? 'none' : kinds.join(' and ')}`,
+      'E51',
+      process.env.NODE_ENV !== 'production' &&
+        `must have exactly one of status, error or latencyMs, got ${kinds.length === 0 ? 'none' : kinds.join(' and ')}`,
     );
   }
   const status = own(fault, 'status');
   const headers = own(fault, 'headers');
   const body = own(fault, 'body');
   if (status === undefined && (headers !== undefined || body !== undefined)) {
-    fail('', `${field}.${headers === undefined ? 'body' : 'headers'}`, 'is allowed only with status');
+    fail(
+      '',
+      `${field}.${headers === undefined ? 'body' : 'headers'}`,
+      'E52',
+      process.env.NODE_ENV !== 'production' && 'is allowed only with status',
+    );
   }
   if (kinds[0] === 'status') {
     if (typeof status !== 'number' || !Number.isInteger(status) || status < 400 || status > 599) {
-      fail('', `${field}.status`, `must be a failure status (400-599), got ${given(status, 'number')}`);
+      fail(
+        '',
+        `${field}.status`,
+        'E53',
+        process.env.NODE_ENV !== 'production' && `must be a failure status (400-599), got ${given(status, 'number')}`,
+      );
     }
     if (
       headers !== undefined &&
       (!isPlainObject(headers) || Object.values(headers).some((v) => typeof v !== 'string'))
     ) {
-      fail('', `${field}.headers`, `must be an object of header strings, got ${shown(headers)}`);
+      fail(
+        '',
+        `${field}.headers`,
+        'E54',
+        process.env.NODE_ENV !== 'production' && `must be an object of header strings, got ${shown(headers)}`,
+      );
     }
     return { kind: 'status', status, headers: { ...(headers as Record<string, string> | undefined) }, body };
   }
   if (kinds[0] === 'error') {
     const code = own(fault, 'error');
     if (typeof code !== 'string' || !CHAOS_ERROR_CODES.includes(code)) {
-      fail('', `${field}.error`, `must be one of ${CHAOS_ERROR_CODES.join(', ')}, got ${shown(code)}`);
+      fail(
+        '',
+        `${field}.error`,
+        'E55',
+        process.env.NODE_ENV !== 'production' && `must be one of ${CHAOS_ERROR_CODES.join(', ')}, got ${shown(code)}`,
+      );
     }
     return { kind: 'error', code };
   }
   const latencyMs = own(fault, 'latencyMs');
   if (typeof latencyMs !== 'number' || !Number.isFinite(latencyMs) || latencyMs < 0 || latencyMs > MAX_TIMER_MS) {
-    fail('', `${field}.latencyMs`, `must be ms from 0 to ${MAX_TIMER_MS}, got ${given(latencyMs, 'number')}`);
+    fail(
+      '',
+      `${field}.latencyMs`,
+      'E56',
+      process.env.NODE_ENV !== 'production' &&
+        `must be ms from 0 to ${MAX_TIMER_MS}, got ${given(latencyMs, 'number')}`,
+    );
   }
   return { kind: 'latency', latencyMs };
 }
@@ -142,15 +122,31 @@ function effectOf(field: string, fault: Record<string, unknown>): FaultEffect {
 function faultOf(value: unknown, index: number): ResolvedFault {
   const field = `chaos.faults[${index}]`;
   if (!isPlainObject(value))
-    fail('', field, `must be an object such as { rate: 0.1, status: 503 }, got ${shown(value)}`);
+    fail(
+      '',
+      field,
+      'E57',
+      process.env.NODE_ENV !== 'production' &&
+        `must be an object such as { rate: 0.1, status: 503 }, got ${shown(value)}`,
+    );
   checkKnown(`${field}.`, value, FAULT_FIELDS);
   const rate = own(value, 'rate');
   if (typeof rate !== 'number' || !(rate >= 0 && rate <= 1)) {
-    fail('', `${field}.rate`, `must be a number from 0 to 1, got ${given(rate, 'number')}`);
+    fail(
+      '',
+      `${field}.rate`,
+      'E58',
+      process.env.NODE_ENV !== 'production' && `must be a number from 0 to 1, got ${given(rate, 'number')}`,
+    );
   }
   const phase = own(value, 'phase') ?? 'before';
   if (phase !== 'before' && phase !== 'after') {
-    fail('', `${field}.phase`, `must be 'before' or 'after', got ${shown(phase)}`);
+    fail(
+      '',
+      `${field}.phase`,
+      'E59',
+      process.env.NODE_ENV !== 'production' && `must be 'before' or 'after', got ${shown(phase)}`,
+    );
   }
   return { index, rate, phase, ...matchOf(`${field}.match`, own(value, 'match')), effect: effectOf(field, value) };
 }
@@ -166,16 +162,39 @@ export function resolveChaos(
 ): false | ResolvedChaos {
   if (base !== undefined) return perRequestChaos(where, value, base);
   if (value === undefined) return false;
-  if (!isPlainObject(value)) fail(where, 'chaos', `must be an object such as { faults: [...] }, got ${shown(value)}`);
+  if (!isPlainObject(value))
+    fail(
+      where,
+      'chaos',
+      'E60',
+      process.env.NODE_ENV !== 'production' && `must be an object such as { faults: [...] }, got ${shown(value)}`,
+    );
   checkKnown(`${where}chaos.`, value, CHAOS_FIELDS);
   const faults = own(value, 'faults');
-  if (!Array.isArray(faults)) fail(where, 'chaos.faults', `must be an array of faults, got ${shown(faults)}`);
+  if (!Array.isArray(faults))
+    fail(
+      where,
+      'chaos.faults',
+      'E61',
+      process.env.NODE_ENV !== 'production' && `must be an array of faults, got ${shown(faults)}`,
+    );
   const seed = own(value, 'seed');
   if (seed !== undefined && (typeof seed !== 'number' || !Number.isSafeInteger(seed))) {
-    fail(where, 'chaos.seed', `must be a whole number, got ${given(seed, 'number')}`);
+    fail(
+      where,
+      'chaos.seed',
+      'E62',
+      process.env.NODE_ENV !== 'production' && `must be a whole number, got ${given(seed, 'number')}`,
+    );
   }
   const enabled = own(value, 'enabled') ?? true;
-  if (typeof enabled !== 'boolean') fail(where, 'chaos.enabled', `must be true or false, got ${typed(enabled)}`);
+  if (typeof enabled !== 'boolean')
+    fail(
+      where,
+      'chaos.enabled',
+      'E63',
+      process.env.NODE_ENV !== 'production' && `must be true or false, got ${typed(enabled)}`,
+    );
   const resolved = faults.map(faultOf);
   if (!enabled || resolved.length === 0) return false;
   return { faults: resolved, draw: seed === undefined ? Math.random : seededRandom(seed) };

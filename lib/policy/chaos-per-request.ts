@@ -8,6 +8,12 @@ import { fail, shown } from './validate';
 export function perRequestChaos<T>(where: string, value: unknown, base: T): T | false {
   if (value === undefined) return base;
   if (value !== false)
-    fail(where, 'chaos', `can only be false per request (faults are set on the plugin), got ${shown(value)}`);
+    fail(
+      where,
+      'chaos',
+      'E46',
+      process.env.NODE_ENV !== 'production' &&
+        `can only be false per request (faults are set on the plugin), got ${shown(value)}`,
+    );
   return false;
 }

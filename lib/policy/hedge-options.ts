@@ -18,7 +18,13 @@ const HEDGE_FIELDS = new Set(['delayMs', ...Object.keys(DEFAULTS.hedgeFields)]);
 export function resolveHedge(where: string, value: unknown, fallback: false | ResolvedHedge): false | ResolvedHedge {
   if (value === undefined) return fallback;
   if (value === false) return false;
-  if (!isPlainObject(value)) fail(where, 'hedge', `must be false or { delayMs, maxHedges? }, got ${typed(value)}`);
+  if (!isPlainObject(value))
+    fail(
+      where,
+      'hedge',
+      'E39',
+      process.env.NODE_ENV !== 'production' && `must be false or { delayMs, maxHedges? }, got ${typed(value)}`,
+    );
   checkKnown(`${where}hedge.`, value, HEDGE_FIELDS);
   const delay = own(value, 'delayMs');
   const percentile = typeof delay === 'string' && Object.hasOwn(PERCENTILES, delay) ? PERCENTILES[delay] : undefined;
@@ -29,13 +35,20 @@ export function resolveHedge(where: string, value: unknown, fallback: false | Re
     fail(
       where,
       'hedge.delayMs',
-      `must be ms (0 to ${MAX_TIMER_MS}) or "p50", "p90", "p95", "p99", got ${shown(delay)}`,
+      'E40',
+      process.env.NODE_ENV !== 'production' &&
+        `must be ms (0 to ${MAX_TIMER_MS}) or "p50", "p90", "p95", "p99", got ${shown(delay)}`,
     );
   }
   const defaults = DEFAULTS.hedgeFields;
   const maxHedges = own(value, 'maxHedges') ?? defaults.maxHedges;
   if (typeof maxHedges !== 'number' || !Number.isSafeInteger(maxHedges) || maxHedges < 1 || maxHedges > 10) {
-    fail(where, 'hedge.maxHedges', `must be a whole number from 1 to 10, got ${given(maxHedges, 'number')}`);
+    fail(
+      where,
+      'hedge.maxHedges',
+      'E41',
+      process.env.NODE_ENV !== 'production' && `must be a whole number from 1 to 10, got ${given(maxHedges, 'number')}`,
+    );
   }
   return {
     delayMs: percentile === undefined ? (delay as number) : 0,

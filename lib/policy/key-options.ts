@@ -41,8 +41,13 @@ export function resolveKeys(where: string, value: unknown, base: KeySettings | u
   if (typeof value !== 'string')
     return { idempotencyKey: keyOptions(where, value, base?.idempotencyKey), pinnedKey: undefined };
   if (base === undefined) {
-    const why = 'it would pin one key for every call; use retry: { idempotencyKey } on the request';
-    fail(where, 'idempotencyKey', `can be a string only per request (${why}), got ${shown(value)}`);
+    fail(
+      where,
+      'idempotencyKey',
+      'E23',
+      process.env.NODE_ENV !== 'production' &&
+        `can be a string only per request (it would pin one key for every call; use retry: { idempotencyKey } on the request), got ${shown(value)}`,
+    );
   }
   return {
     idempotencyKey: base.idempotencyKey || DEFAULT_KEYS,
@@ -60,13 +65,23 @@ function keyOptions(
   const fallback = base || DEFAULT_KEYS;
   if (value === undefined) return base === undefined ? fallback : base;
   if (!isPlainObject(value)) {
-    const allowed = base === undefined ? 'false or an options object' : 'false, a key string or an options object';
-    fail(where, 'idempotencyKey', `must be ${allowed}, got ${typed(value)}`);
+    fail(
+      where,
+      'idempotencyKey',
+      'E24',
+      process.env.NODE_ENV !== 'production' &&
+        `must be ${base === undefined ? 'false or an options object' : 'false, a key string or an options object'}, got ${typed(value)}`,
+    );
   }
   checkKnown(`${where}idempotencyKey.`, value, KEY_FIELDS);
   const header = own(value, 'header') ?? fallback.header;
   if (typeof header !== 'string' || !HEADER_NAME.test(header)) {
-    fail(where, 'idempotencyKey.header', `must be a header name such as "Idempotency-Key", got ${typed(header)}`);
+    fail(
+      where,
+      'idempotencyKey.header',
+      'E25',
+      process.env.NODE_ENV !== 'production' && `must be a header name such as "Idempotency-Key", got ${typed(header)}`,
+    );
   }
   const methodsValue = own(value, 'methods');
   let methods = fallback.methods;
@@ -75,12 +90,19 @@ function keyOptions(
       fail(
         where,
         'idempotencyKey.methods',
-        `must be an array of method names such as ["POST"], got ${typed(methodsValue)}`,
+        'E26',
+        process.env.NODE_ENV !== 'production' &&
+          `must be an array of method names such as ["POST"], got ${typed(methodsValue)}`,
       );
     }
     methodsValue.forEach((method: unknown, i) => {
       if (typeof method !== 'string' || !HEADER_NAME.test(method))
-        fail(where, `idempotencyKey.methods[${i}]`, `must be a method name such as "POST", got ${typed(method)}`);
+        fail(
+          where,
+          `idempotencyKey.methods[${i}]`,
+          'E27',
+          process.env.NODE_ENV !== 'production' && `must be a method name such as "POST", got ${typed(method)}`,
+        );
     });
     methods = new Set((methodsValue as string[]).map((m) => m.toUpperCase()));
   }
@@ -120,13 +142,25 @@ function dedupeRule(
   }
   const field = 'idempotencyKey.serverDedupes';
   if (!Array.isArray(value)) {
-    fail(where, field, `must be a boolean, an array of origins or a function (origin) => boolean, got ${typed(value)}`);
+    fail(
+      where,
+      field,
+      'E28',
+      process.env.NODE_ENV !== 'production' &&
+        `must be a boolean, an array of origins or a function (origin) => boolean, got ${typed(value)}`,
+    );
   }
   const origins = new Set<string>();
   for (const entry of value as unknown[]) {
     const origin = typeof entry === 'string' ? absoluteOrigin(entry) : undefined;
     if (origin === undefined) {
-      fail(where, field, `must list absolute URLs such as "https://api.example.com", got ${given(entry, 'string')}`);
+      fail(
+        where,
+        field,
+        'E29',
+        process.env.NODE_ENV !== 'production' &&
+          `must list absolute URLs such as "https://api.example.com", got ${given(entry, 'string')}`,
+      );
     }
     origins.add(origin);
   }

@@ -27,9 +27,21 @@ export function resolveDialects(value: unknown): Dialects | undefined {
 
 /** The value `rateLimitHeaders()` returns (`{ dialects: 'all' }`), or a `TypeError` naming the field. */
 function checkDialects(value: unknown): void {
-  const what = 'false or rateLimitHeaders() (axios-resilience/rate-limit-headers)';
-  if (!isPlainObject(value)) fail('', 'rateLimitHeaders', `must be ${what}, got ${typed(value)}`);
+  if (!isPlainObject(value))
+    fail(
+      '',
+      'rateLimitHeaders',
+      'E44',
+      process.env.NODE_ENV !== 'production' &&
+        `must be false or rateLimitHeaders() (axios-resilience/rate-limit-headers), got ${typed(value)}`,
+    );
   checkKnown('rateLimitHeaders.', value, FIELDS);
   const dialects = own(value, 'dialects');
-  if (dialects !== 'all') fail('', 'rateLimitHeaders.dialects', `must be "all", got ${shown(dialects)}`);
+  if (dialects !== 'all')
+    fail(
+      '',
+      'rateLimitHeaders.dialects',
+      'E45',
+      process.env.NODE_ENV !== 'production' && `must be "all", got ${shown(dialects)}`,
+    );
 }

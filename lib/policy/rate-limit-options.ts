@@ -21,12 +21,24 @@ const RATE_LIMIT_FIELDS = new Set([...Object.keys(DEFAULTS.rateLimit), 'shared',
 export function resolveRateLimit(value: unknown): false | ResolvedRateLimit {
   if (value === false) return false;
   const input = value === undefined ? {} : value;
-  if (!isPlainObject(input)) fail('', 'rateLimit', `must be false or an options object, got ${typed(input)}`);
+  if (!isPlainObject(input))
+    fail(
+      '',
+      'rateLimit',
+      'E42',
+      process.env.NODE_ENV !== 'production' && `must be false or an options object, got ${typed(input)}`,
+    );
   checkKnown('rateLimit.', input, RATE_LIMIT_FIELDS);
   const defaults = DEFAULTS.rateLimit;
   const shared = own(input, 'shared') as RateLimitStore | null | undefined;
   if (shared !== undefined && typeof shared?.pacing !== 'function')
-    fail('', 'rateLimit.shared', `must be a RateLimitStore (e.g. redisRateLimitStore(client)), got ${typed(shared)}`);
+    fail(
+      '',
+      'rateLimit.shared',
+      'E43',
+      process.env.NODE_ENV !== 'production' &&
+        `must be a RateLimitStore (e.g. redisRateLimitStore(client)), got ${typed(shared)}`,
+    );
   return {
     maxQueue: wholeNumber('', 'rateLimit.maxQueue', own(input, 'maxQueue'), defaults.maxQueue, 1),
     maxOrigins: wholeNumber('', 'rateLimit.maxOrigins', own(input, 'maxOrigins'), defaults.maxOrigins, 1),

@@ -22,15 +22,32 @@ export function resolveTables(
  * so listing one would do nothing; it is refused rather than silently ignored.
  */
 function statusList(where: string, value: unknown): number[] {
-  const allowed = 'HTTP error statuses (400-599) such as [429, 503]';
-  if (!Array.isArray(value)) fail(where, 'statusCodes', `must be an array of ${allowed}, got ${typed(value)}`);
+  if (!Array.isArray(value))
+    fail(
+      where,
+      'statusCodes',
+      'E18',
+      process.env.NODE_ENV !== 'production' &&
+        `must be an array of HTTP error statuses (400-599) such as [429, 503], got ${typed(value)}`,
+    );
   value.forEach((status: unknown, i) => {
     if (typeof status !== 'number' || !Number.isInteger(status) || status < 100 || status > 599) {
-      fail(where, `statusCodes[${i}]`, `must be an HTTP error status (400-599), got ${given(status, 'number')}`);
+      fail(
+        where,
+        `statusCodes[${i}]`,
+        'E19',
+        process.env.NODE_ENV !== 'production' &&
+          `must be an HTTP error status (400-599), got ${given(status, 'number')}`,
+      );
     }
     if (status < 400) {
-      const why = 'a 1xx, 2xx or 3xx answer is not a failure, so it is never retried';
-      fail(where, `statusCodes[${i}]`, `must be an HTTP error status (400-599), got ${status} (${why})`);
+      fail(
+        where,
+        `statusCodes[${i}]`,
+        'E19',
+        process.env.NODE_ENV !== 'production' &&
+          `must be an HTTP error status (400-599), got ${status} (a 1xx, 2xx or 3xx answer is not a failure, so it is never retried)`,
+      );
     }
   });
   return value as number[];
@@ -78,21 +95,36 @@ function nearCode(code: string): string | undefined {
 /** Error codes that may be retried: the `code` strings of network errors, in upper case. */
 function codeList(where: string, value: unknown): string[] {
   if (!Array.isArray(value)) {
-    fail(where, 'errorCodes', `must be an array of error codes such as ["ECONNRESET"], got ${typed(value)}`);
+    fail(
+      where,
+      'errorCodes',
+      'E20',
+      process.env.NODE_ENV !== 'production' &&
+        `must be an array of error codes such as ["ECONNRESET"], got ${typed(value)}`,
+    );
   }
   return value.map((entry: unknown, i) => {
     const code = typeof entry === 'string' ? entry.toUpperCase() : '';
     const field = `errorCodes[${i}]`;
     if (!/^[A-Z][A-Z0-9_]*$/.test(code)) {
-      const hint = typeof entry === 'number' || /^\d+$/.test(code) ? ' (statuses go in statusCodes)' : '';
-      fail(where, field, `must be an error code string such as "ECONNRESET", got ${typed(entry)}${hint}`);
+      fail(
+        where,
+        field,
+        'E21',
+        process.env.NODE_ENV !== 'production' &&
+          `must be an error code string such as "ECONNRESET", got ${typed(entry)}${typeof entry === 'number' || /^\d+$/.test(code) ? ' (statuses go in statusCodes)' : ''}`,
+      );
     }
     if (KNOWN_CODES.includes(code)) return code;
     const near = nearCode(code);
     if (near !== undefined || ERRNO.test(code)) {
-      const known = KNOWN_CODES.filter((c) => ERRNO.test(c)).join(', ');
-      const help = near === undefined ? `known E… codes: ${known}` : `did you mean ${near}?`;
-      fail(where, field, `is not a known error code, got ${shown(entry)}; ${help}`);
+      fail(
+        where,
+        field,
+        'E22',
+        process.env.NODE_ENV !== 'production' &&
+          `is not a known error code, got ${shown(entry)}; ${near === undefined ? `known E… codes: ${KNOWN_CODES.filter((c) => ERRNO.test(c)).join(', ')}` : `did you mean ${near}?`}`,
+      );
     }
     return code;
   });

@@ -9,8 +9,17 @@ import { nearestName } from './suggest';
 /** An HTTP field name (RFC 9110 token). */
 export const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
-export function fail(where: string, field: string, problem: string): never {
-  throw new TypeError(`axios-resilience: ${where}${field} ${problem}`);
+/** Where each code is explained: docs/errors.md, which the package ships. */
+const DOCS = 'axios-resilience/docs/errors.md#';
+
+/**
+ * Throws the `TypeError` for a wrong option. Each call writes its words as
+ * `process.env.NODE_ENV !== 'production' && \`...\``, inline, so a browser app's production build
+ * drops them and its message is the field, the code and the code's entry in docs/errors.md; the Node
+ * build (rollup.config.mjs) replaces that test with `true`, so a server's message always has its words.
+ */
+export function fail(where: string, field: string, code: string, problem: string | false): never {
+  throw new TypeError(`axios-resilience: ${where}${field} ${problem || `${code}: see ${DOCS}${code}`}`);
 }
 
 /**
@@ -49,18 +58,24 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 /**
  * Own enumerable keys only, so `__proto__` or `constructor` in JSON input is just an unknown name.
  * An unknown name gets the nearest known one as a suggestion, or else the list of known names;
- * `elsewhere` says where a name that is valid in another place belongs instead.
+ * `elsewhere` says where a name that is valid in another place belongs instead (read only for a
+ * message, so a production build drops what it holds).
  */
 export function checkKnown(
   where: string,
   value: Record<string, unknown>,
   known: ReadonlySet<string>,
-  elsewhere: Readonly<Record<string, string>> = {},
+  elsewhere: () => Record<string, string> = () => ({}),
 ): void {
   for (const key of Object.keys(value)) {
     if (known.has(key)) continue;
-    if (Object.prototype.hasOwnProperty.call(elsewhere, key)) fail(where, key, elsewhere[key]!);
-    fail(where, key, unknownName(key, known));
+    fail(
+      where,
+      key,
+      'E1',
+      process.env.NODE_ENV !== 'production' &&
+        ((own(elsewhere(), key) as string | undefined) ?? unknownName(key, known)),
+    );
   }
 }
 
@@ -79,7 +94,12 @@ export function own(value: Record<string, unknown>, key: string): unknown {
 export function nonNegative(where: string, field: string, value: unknown, fallback: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-    fail(where, field, `must be a finite number >= 0, got ${given(value, 'number')}`);
+    fail(
+      where,
+      field,
+      'E2',
+      process.env.NODE_ENV !== 'production' && `must be a finite number >= 0, got ${given(value, 'number')}`,
+    );
   }
   return value;
 }
@@ -87,28 +107,40 @@ export function nonNegative(where: string, field: string, value: unknown, fallba
 export function wholeNumber(where: string, field: string, value: unknown, fallback: number, min: number): number {
   const chosen = value ?? fallback;
   if (typeof chosen !== 'number' || !Number.isSafeInteger(chosen) || chosen < min) {
-    fail(where, field, `must be a whole number >= ${min}, got ${given(chosen, 'number')}`);
+    fail(
+      where,
+      field,
+      'E3',
+      process.env.NODE_ENV !== 'production' && `must be a whole number >= ${min}, got ${given(chosen, 'number')}`,
+    );
   }
   return chosen;
 }
 
 export function fn<T>(where: string, field: string, value: unknown, fallback: T): T {
   if (value === undefined) return fallback;
-  if (typeof value !== 'function') fail(where, field, `must be a function, got ${typed(value)}`);
+  if (typeof value !== 'function')
+    fail(where, field, 'E4', process.env.NODE_ENV !== 'production' && `must be a function, got ${typed(value)}`);
   return value as T;
 }
 
 export function flag(where: string, field: string, value: unknown, fallback: boolean): boolean {
   if (value === undefined) return fallback;
-  if (typeof value !== 'boolean') fail(where, field, `must be true or false, got ${typed(value)}`);
+  if (typeof value !== 'boolean')
+    fail(where, field, 'E5', process.env.NODE_ENV !== 'production' && `must be true or false, got ${typed(value)}`);
   return value;
 }
 
 /** Header values must survive the wire: 1–255 printable ASCII characters, no CR/LF. */
 export function validateKey(where: string, field: string, key: unknown): string {
   if (typeof key !== 'string' || key.length === 0 || key.length > 255 || !/^[\x20-\x7e]+$/.test(key)) {
-    const got = typeof key === 'string' && key.length > 255 ? `${key.length} characters` : given(key, 'string');
-    fail(where, field, `must be 1-255 printable ASCII characters (no CR, LF or non-ASCII), got ${got}`);
+    fail(
+      where,
+      field,
+      'E6',
+      process.env.NODE_ENV !== 'production' &&
+        `must be 1-255 printable ASCII characters (no CR, LF or non-ASCII), got ${typeof key === 'string' && key.length > 255 ? `${key.length} characters` : given(key, 'string')}`,
+    );
   }
   return key;
 }

@@ -1,0 +1,186 @@
+import type { JitterStrategy, RetryPluginOptions } from '../types';
+import type { ChaosSetting } from './chaos-options';
+import { DEFAULTS, MAX_TIMER_MS } from './defaults';
+import type { ResolvedHedge } from './hedge-options';
+import type { KeySettings } from './key-options';
+import {
+  checkKnown,
+  fail,
+  fn,
+  given,
+  HEADER_NAME,
+  isPlainObject,
+  nonNegative,
+  own,
+  shown,
+  typed,
+  wholeNumber,
+} from './validate';
+
+/** The settings of one call's retry loop, validated. Budget and breaker live on the plugin. */
+export interface ResolvedOptions extends KeySettings, ChaosSetting {
+  retries: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  jitter: JitterStrategy;
+  statusCodes: ReadonlySet<number>;
+  errorCodes: ReadonlySet<string>;
+  retryAfter: 'clamp' | 'fail';
+  deadlineMs: number | undefined;
+  onRetry: RetryPluginOptions['onRetry'];
+  onGiveUp: RetryPluginOptions['onGiveUp'];
+  shouldRetry: RetryPluginOptions['shouldRetry'];
+  shouldRetryResponse: RetryPluginOptions['shouldRetryResponse'];
+  delay: RetryPluginOptions['delay'];
+  /** Writes are re-sent where the server may have processed them and is not declared to dedupe. */
+  unsafeRetryWrites: boolean;
+  beforeAttempt: RetryPluginOptions['beforeAttempt'];
+  /** `false`: no hedging. */
+  hedge: false | ResolvedHedge;
+  onHedge: RetryPluginOptions['onHedge'];
+  random: () => number;
+  /** Header that tells the server the attempt number, or `false` for none. */
+  attemptHeader: string | false;
+  /** The most bytes of a stream body kept for a retry. */
+  replayMaxBytes: number;
+  /** Makes each retry's body afresh (per request only). */
+  body: (() => unknown) | undefined;
+  /**
+   * Nothing runs around a first attempt but the send: no `beforeAttempt`, hedge, deadline,
+   * `shouldRetry`, `shouldRetryResponse`, attempt header or body factory (the engine's short way
+   * for most calls). `delay` and `unsafeRetryWrites` matter only once an attempt has failed.
+   */
+  plain: boolean;
+}
+
+/* The fields of one call's options checked on their own (`options.ts` merges them all). */
+
+const JITTERS: readonly JitterStrategy[] = ['full', 'equal', 'decorrelated', 'none'];
+
+export type Input = Record<string, unknown>;
+
+/**
+ * retries, baseDelayMs, maxDelayMs and jitter. A base above the cap is allowed (retry-axios's
+ * `retryDelay: 10000, maxRetryDelay: 5000`): `min(maxDelayMs, base × 2^n)` caps every wait.
+ */
+export function waits(where: string, input: Input, base: ResolvedOptions | undefined) {
+  const retries = wholeNumber(where, 'retries', own(input, 'retries'), base?.retries ?? DEFAULTS.retries, 0);
+  const baseDelayMs = nonNegative(
+    where,
+    'baseDelayMs',
+    own(input, 'baseDelayMs'),
+    base?.baseDelayMs ?? DEFAULTS.baseDelayMs,
+  );
+  const maxDelayMs = nonNegative(
+    where,
+    'maxDelayMs',
+    own(input, 'maxDelayMs'),
+    base?.maxDelayMs ?? DEFAULTS.maxDelayMs,
+  );
+  if (maxDelayMs > MAX_TIMER_MS)
+    fail(
+      where,
+      'maxDelayMs',
+      'E7',
+      process.env.NODE_ENV !== 'production' && `must be at most ${MAX_TIMER_MS} (2^31 - 1), got ${maxDelayMs}`,
+    );
+  const jitter = own(input, 'jitter') ?? base?.jitter ?? DEFAULTS.jitter;
+  if (!JITTERS.includes(jitter as JitterStrategy)) {
+    fail(
+      where,
+      'jitter',
+      'E8',
+      process.env.NODE_ENV !== 'production' &&
+        `must be one of ${JITTERS.map(shown).join(', ')}, got ${given(jitter, 'string')}`,
+    );
+  }
+  const retryAfter = own(input, 'retryAfter') ?? base?.retryAfter ?? DEFAULTS.retryAfter;
+  if (retryAfter !== 'clamp' && retryAfter !== 'fail') {
+    fail(
+      where,
+      'retryAfter',
+      'E9',
+      process.env.NODE_ENV !== 'production' && `must be "clamp" or "fail", got ${given(retryAfter, 'string')}`,
+    );
+  }
+  return {
+    retries,
+    baseDelayMs,
+    maxDelayMs,
+    jitter: jitter as JitterStrategy,
+    retryAfter: retryAfter as 'clamp' | 'fail',
+  };
+}
+
+export function deadline(where: string, value: unknown, fallback: number | undefined): number | undefined {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    fail(
+      where,
+      'deadlineMs',
+      'E10',
+      process.env.NODE_ENV !== 'production' && `must be a finite number > 0, got ${given(value, 'number')}`,
+    );
+  }
+  return value;
+}
+
+const REPLAY_FIELDS = new Set(Object.keys(DEFAULTS.replay));
+
+export function replayBound(where: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!isPlainObject(value))
+    fail(
+      where,
+      'replay',
+      'E11',
+      process.env.NODE_ENV !== 'production' && `must be an object such as { maxBytes: 8388608 }, got ${typed(value)}`,
+    );
+  checkKnown(`${where}replay.`, value, REPLAY_FIELDS);
+  const maxBytes = own(value, 'maxBytes');
+  if (maxBytes === undefined) return fallback;
+  if (typeof maxBytes !== 'number' || !Number.isSafeInteger(maxBytes) || maxBytes < 1) {
+    fail(
+      where,
+      'replay.maxBytes',
+      'E12',
+      process.env.NODE_ENV !== 'production' &&
+        `must be a positive whole number of bytes, got ${given(maxBytes, 'number')}`,
+    );
+  }
+  return maxBytes;
+}
+
+/** The body factory: per request only (one body for every call of a plugin would make no sense). */
+export function bodyFactory(
+  where: string,
+  value: unknown,
+  base: ResolvedOptions | undefined,
+): (() => unknown) | undefined {
+  if (value === undefined) return undefined;
+  if (base === undefined)
+    fail(
+      where,
+      'body',
+      'E13',
+      process.env.NODE_ENV !== 'production' &&
+        "can be set only per request, in config.retry (it makes one call's body)",
+    );
+  return fn<(() => unknown) | undefined>(where, 'body', value, undefined);
+}
+
+export function attemptHeader(where: string, value: unknown, fallback: string | false): string | false {
+  if (value === undefined) return fallback;
+  if (value === false) return false;
+  if (value === true) return DEFAULTS.attemptHeaderName;
+  if (typeof value !== 'string' || !HEADER_NAME.test(value)) {
+    fail(
+      where,
+      'attemptHeader',
+      'E14',
+      process.env.NODE_ENV !== 'production' &&
+        `must be false, true or a header name such as "X-Retry-Attempt", got ${typed(value)}`,
+    );
+  }
+  return value;
+}
