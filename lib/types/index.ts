@@ -3,6 +3,7 @@
  * policy or the guards, so they can all depend on it without a cycle.
  */
 export type * from './options';
+export type * from './request-options';
 export type * from './part-options';
 export type * from './events';
 export type * from './guards';
