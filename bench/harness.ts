@@ -1,16 +1,13 @@
 /**
- * What every benchmark shares: the command line (`flags`), the plugin under test and the
- * contenders, the child-process server (server.ts), the calls and how they are driven (`Calls`,
- * `pool`), child processes, and the report (`main`, `table`, the machine line, `writeOut`).
- * Statistics are in stats.ts. A new benchmark is its contender list and a server set up for its
- * question, inside `main`:
+ * What every bench shares, written once: the command line (`flags`), the plugin under test and the
+ * contenders, forked processes, the child-process server (server.ts), the calls and how they are
+ * driven (`Calls`, `pool`), and the report (`main`, `table`, `writeOut`); statistics are in stats.ts.
+ * A bench is its contenders and a server set up for its question, inside `main`:
  *
  *   const server = await startServer({ failStatus: 429, failShare: { share: 0.1, seed: 1 } });
  *   const client = connect(resilience('ours', 'axios-resilience'), { baseURL: server.url });
  *   const calls = new Calls(client.http);
  *   await calls.loop(20, Date.now() + 5000); // then read calls.list and await server.stats()
- *
- * A server behaviour that ServerOptions lacks is one field there and its check in server.ts.
  */
 import { fork } from 'node:child_process';
 import { setMaxListeners } from 'node:events';
@@ -29,15 +26,7 @@ import type { RetryPluginOptions } from '../lib';
 import type { ServerOptions, ServerStats } from './server';
 
 type Flag = string | number | boolean | undefined;
-type Flags<T> = {
-  [K in keyof T]: T[K] extends boolean
-    ? boolean
-    : T[K] extends number
-      ? number
-      : T[K] extends string
-        ? string
-        : string | undefined;
-};
+type Flags<T> = { [K in keyof T]: T[K] extends boolean ? boolean : T[K] extends undefined ? string | undefined : T[K] };
 
 /**
  * The command line, typed by its defaults: a number makes a numeric flag, a boolean a switch, a
@@ -49,9 +38,8 @@ export function flags<T extends Record<string, Flag>>(defaults: T): Flags<T> {
   for (const [name, value] of Object.entries(defaults)) {
     options[name] = { type: typeof value === 'boolean' ? 'boolean' : 'string' };
   }
-  const { values } = parseArgs({ options });
   const out: Record<string, Flag> = { ...defaults };
-  for (const [name, given] of Object.entries(values)) {
+  for (const [name, given] of Object.entries(parseArgs({ options }).values)) {
     if (typeof defaults[name] !== 'number') out[name] = given as Flag;
     else if (given === '' || !Number.isFinite(Number(given)))
       throw new TypeError(`--${name} takes a number, not ${String(given)}`);
@@ -71,9 +59,7 @@ export function loadPlugin(path: string | undefined): PluginModule {
 export const pluginSource = process.env.BENCH_PLUGIN ?? 'lib/ (TypeScript sources through tsx)';
 let underTest: PluginModule | undefined;
 /** The plugin under test, loaded on first use, so a process that runs only bare axios never loads it. */
-export function pluginUnderTest(): PluginModule {
-  return (underTest ??= loadPlugin(process.env.BENCH_PLUGIN));
-}
+const pluginUnderTest = (): PluginModule => (underTest ??= loadPlugin(process.env.BENCH_PLUGIN));
 
 /** How a contender's instance is set up: where it sends, and what a bench listens on. */
 export interface Setup {
@@ -96,11 +82,6 @@ export interface Contender {
   install(http: AxiosInstance, setup: Setup): (() => Promise<void>) | void;
 }
 
-export interface Client {
-  http: AxiosInstance;
-  close(): Promise<void>;
-}
-
 /** Bare axios, optionally with something set on the instance (a default header, say). */
 export function bare(key = 'bare', label = 'bare axios', prepare?: (http: AxiosInstance) => void): Contender {
   return { key, label, install: (http) => prepare?.(http) };
@@ -111,7 +92,7 @@ export function resilience(
   key: string,
   label: string,
   options: RetryPluginOptions = {},
-  load: () => PluginModule = pluginUnderTest,
+  load = pluginUnderTest,
 ): Contender {
   return {
     key,
@@ -120,10 +101,7 @@ export function resilience(
     install(http, setup) {
       const retry = load().retryPlugin({ ...options, ...setup.hooks });
       const eject = retry.install(http);
-      return async () => {
-        eject();
-        await retry.close();
-      };
+      return async () => void (eject(), await retry.close());
     },
   };
 }
@@ -144,23 +122,18 @@ export function withRetryAxios(key: string, label: string, config?: rax.RetryCon
   };
 }
 
-/**
- * Plain axios and the two peers retrying up to 5 times (axios-retry with its exponential delay):
- * what a server that pushes back is measured against (`bench:ratelimit`, `bench:never-worse`).
- */
+/** Plain axios and the two peers retrying up to 5 times: what a server that pushes back is measured against. */
 export function plainAndPeers(): Contender[] {
+  const axiosRetried = { retries: 5, retryDelay: exponentialDelay };
   return [
     bare('bare', 'plain axios'),
-    withAxiosRetry('axios-retry', 'axios-retry (retries 5, exponentialDelay)', {
-      retries: 5,
-      retryDelay: exponentialDelay,
-    }),
+    withAxiosRetry('axios-retry', 'axios-retry (retries 5, exponentialDelay)', axiosRetried),
     withRetryAxios('retry-axios', 'retry-axios (retry 5)', { retry: 5 }),
   ];
 }
 
 /** A fresh axios instance with the contender installed: one per contender, so none slows another. */
-export function connect(contender: Contender, setup: Setup): Client {
+export function connect(contender: Contender, setup: Setup): { http: AxiosInstance; close(): Promise<void> } {
   const own = setup.agent === undefined && setup.adapter === undefined ? keepAliveAgent() : undefined;
   const agent = setup.agent ?? own;
   const http = axios.create({
@@ -174,14 +147,11 @@ export function connect(contender: Contender, setup: Setup): Client {
 
 /** `--only a,b`: the contenders with those keys, and those in `keep` (a reference the figures need). */
 export function only(list: Contender[], keys: string | undefined, keep: readonly string[] = []): Contender[] {
-  if (keys === undefined) return list;
-  const wanted = [...keep, ...keys.split(',')];
-  return list.filter((c) => wanted.includes(c.key));
+  const wanted = [...keep, ...(keys?.split(',') ?? [])];
+  return keys === undefined ? list : list.filter((c) => wanted.includes(c.key));
 }
 
-export function keepAliveAgent(): Agent {
-  return new Agent({ keepAlive: true, maxSockets: 64 });
-}
+export const keepAliveAgent = (): Agent => new Agent({ keepAlive: true, maxSockets: 64 });
 
 /** A forked bench process, spoken to over IPC one question at a time; each answer is its next message. */
 export interface Child {
@@ -215,11 +185,7 @@ export function forkChild(file: string, argv: string[], execArgv: string[] = [])
       child.send(message);
       return answer;
     },
-    close: () =>
-      new Promise((done) => {
-        child.once('exit', () => done());
-        child.disconnect();
-      }),
+    close: () => new Promise((done) => void (child.once('exit', () => done()), child.disconnect())),
   };
 }
 
@@ -257,7 +223,6 @@ export async function startServer(options: ServerOptions = {}): Promise<BenchSer
 }
 
 export const pause = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, Math.max(0, ms)));
-
 export const yieldOnce = (): Promise<void> => new Promise((done) => setImmediate(done));
 
 /** Runs `fn` `count` times, `concurrency` at a time; each worker claims a call before making it, so exactly `count` run. */
@@ -279,7 +244,7 @@ export function shuffle<T>(items: T[], random: () => number): T[] {
 }
 
 /** The request header that names a call, the same on its retries, so the server can tell calls apart. */
-const CALL_ID = 'x-call-id';
+export const CALL_ID = 'x-call-id';
 
 /** One call as the socket benches record it. */
 export interface Call {
@@ -294,6 +259,9 @@ export interface Call {
   code: string;
 }
 
+/** A call sent `atMs` after a run's start, tagged for the figures. */
+export type Step = [atMs: number, config: AxiosRequestConfig, tag: string];
+
 /** Sends calls through one client and records each; a call still pending when `abortAt` comes is cut. */
 export class Calls {
   readonly list: Call[] = [];
@@ -303,10 +271,6 @@ export class Calls {
   constructor(private readonly http: AxiosInstance) {
     // Every pending call and retry wait listens on the one signal.
     setMaxListeners(0, this.stop.signal);
-  }
-
-  get aborted(): boolean {
-    return this.stop.signal.aborted;
   }
 
   abortAt(epochMs: number): void {
@@ -337,7 +301,7 @@ export class Calls {
     } catch (error) {
       const { code, response } = error as AxiosError;
       const refused = response !== undefined && code?.startsWith('ERR_BAD_');
-      call.code = this.aborted ? 'unfinished' : refused ? `HTTP ${response.status}` : (code ?? 'error');
+      call.code = this.stop.signal.aborted ? 'unfinished' : refused ? `HTTP ${response.status}` : (code ?? 'error');
     }
     call.ms = performance.now() - t0;
     call.at = Date.now();
@@ -351,7 +315,7 @@ export class Calls {
    */
   async loop(callers: number, endAt: number, rest = (c: Call) => (c.ok ? undefined : pause(1))): Promise<void> {
     const caller = async (): Promise<void> => {
-      while (Date.now() < endAt && !this.aborted) await rest(await this.send());
+      while (Date.now() < endAt && !this.stop.signal.aborted) await rest(await this.send());
     };
     await Promise.all(Array.from({ length: callers }, caller));
   }
@@ -366,8 +330,6 @@ export class Calls {
     await Promise.all(pending);
   }
 }
-/** A call sent `atMs` after a run's start, tagged for the figures. */
-export type Step = [atMs: number, config: AxiosRequestConfig, tag: string];
 
 /** Writes `text` to `path` (a chart, a record of the run) and says so. */
 export function writeOut(path: string | undefined, text: string, what: string): void {
@@ -385,9 +347,7 @@ export function table(headers: readonly string[], rows: ReadonlyArray<readonly s
   return [line(headers), rule, ...rows.map(line)].join('\n');
 }
 
-export function fixed(value: number, digits: number): string {
-  return Number.isFinite(value) ? value.toFixed(digits) : '–';
-}
+export const fixed = (value: number, digits: number): string => (Number.isFinite(value) ? value.toFixed(digits) : '–');
 
 export const loadAverage = (): string =>
   loadavg()

@@ -18,19 +18,12 @@ const variants = [
   resilience('p95', "hedge after 'p95' (adaptive)", { hedge: { delayMs: 'p95' } }),
 ];
 
-interface Result {
-  label: string;
-  p50: number;
-  p99: number;
-  p999: number;
-  /** Requests beyond one per call, as a share of the calls. */
-  extra: number;
-}
+/** A variant's latencies, and its requests beyond one per call as a share of the calls (`extra`). */
+type Result = { label: string; p50: number; p99: number; p999: number; extra: number };
 
 /** A grouped bar chart of p50 / p99 / p99.9 per variant, on a log scale from 1 ms to 1 s, as SVG. */
 function chart(results: readonly Result[]): string {
-  const left = 230;
-  const width = 640;
+  const [left, width] = [230, 640];
   const scale = (ms: number): number => (Math.log10(Math.max(ms, 1)) / 3) * (width - left - 60);
   const bars = ['p50', 'p99', 'p99.9'] as const;
   const colors = ['#4c78a8', '#f58518', '#e45756'];

@@ -1,21 +1,18 @@
 /**
- * Never worse than no plugin (issue 41): a throttle holds back only the calls it speaks for. One
- * loopback server (server.ts, its quotas in quotas.ts) plays each scenario as the vendors document
- * their APIs, and five contenders meet it in turn: plain axios, axios-retry (5 retries, exponential
- * delay), ours with defaults, ours with `rateLimit: false`, and plain axios again, so the machine's
- * drift shows. Every success is answered after 20 ms, every refusal at once. Each call carries an
- * id (the same on its retries), so the server can name the calls it refused; a call still pending
- * at its run's end is aborted and counts as not completed, and its latency as endless (∞).
+ * Never worse than no plugin (issue 41; docs/guides/rate-limits.md): a throttle holds back only the
+ * calls it speaks for. One loopback server (server.ts, quotas.ts) plays each scenario as the vendors
+ * document their APIs; plain axios, axios-retry (5 retries, exponential delay), ours with defaults,
+ * ours with `rateLimit: false` and plain axios again (the machine's drift) meet it in turn. Successes
+ * are answered after 20 ms, refusals at once; the server names the calls it refused by their id; a
+ * call still pending at its run's end is aborted: not completed, its latency endless (∞). The last
+ * table judges ours (defaults) by the issue's goals.
  *
  *   npm run bench:never-worse
  *   npx tsx bench/never-worse.ts --only 1,8c --seconds 10 --json never-worse.json
- *   BENCH_PLUGIN=dist/index.cjs npm run bench:never-worse
  *
- * `--only` takes scenario ids or their prefixes (`1` is 1a, 1b and 1c). `--seconds` is the length
- * of the runs the issue gives as 10 s (3, 4, 5, 6); its default, 4, keeps the whole bench to about
- * 7 minutes on two shared cores. The others keep the issue's plan, about 5 of those minutes: a fixed
- * schedule of calls (1, 2, 7, 8a, 8b) or 8 s (8c, whose goodput goal is over 8 s). Under each table,
- * how each contender's failed calls ended; the last table judges ours (defaults) by the issue's goals.
+ * `--only` takes scenario ids or prefixes (`1` is 1a, 1b and 1c). `--seconds` is the length of the
+ * runs the issue gives as 10 s (3, 4, 5, 6); its default, 4, keeps the bench to about 7 minutes on two
+ * shared cores; the other scenarios keep the issue's fixed plans.
  */
 import type { AxiosRequestConfig } from 'axios';
 import { seededRandom } from '../lib/testing';
@@ -47,12 +44,7 @@ const CONTENDERS: Array<[Contender, string]> = [
 const PLAIN = plain!.key;
 
 /** What one contender's run saw: its calls, the server's counts, the run's start and when its calls were due to end. */
-interface Seen {
-  calls: Call[];
-  stats: ServerStats;
-  start: number;
-  endAt: number;
-}
+type Seen = { calls: Call[]; stats: ServerStats; start: number; endAt: number };
 type Metrics = Record<string, number>;
 /** A table row: its label, its value, its digits, and whether it is shown as a share of plain axios's (first run). */
 type Metric = [label: string, value: (seen: Seen) => number, digits?: number, ofPlain?: true];
@@ -79,10 +71,7 @@ const ok = (calls: Call[], endAt = Infinity): number => calls.filter((c) => c.ok
 const latency = (c: Call): number => (c.ok ? c.ms : Infinity);
 const p = (calls: Call[], rank: number): number => percentile(calls.map(latency), rank);
 /** The calls the server never refused. */
-const unrefused = ({ calls, stats }: Seen): Call[] => {
-  const refused = new Set(stats.failedIds);
-  return calls.filter((c) => !refused.has(c.id));
-};
+const unrefused = ({ calls, stats }: Seen): Call[] => calls.filter((c) => !stats.failedIds.includes(c.id));
 const perSecond = (s: Seen, n: number): number => n / ((s.endAt - s.start) / 1000);
 const share = (part: number, whole: number): number => (100 * part) / Math.max(1, whole);
 /** Epoch ms rounded down to the second, so that a reset sent in whole seconds is exact. */
@@ -124,20 +113,18 @@ function github(id: string, spent: string, searchLeft: number, resetS: number, g
   };
 }
 
-const post = (url: string, model: string): AxiosRequestConfig => ({
-  method: 'post',
-  url,
-  data: { model, max_tokens: 64, messages: [{ role: 'user', content: 'Hello' }] },
-});
+const CHAT = { max_tokens: 64, messages: [{ role: 'user', content: 'Hello' }] };
+const post = (url: string, model: string): AxiosRequestConfig => ({ method: 'post', url, data: { model, ...CHAT } });
 
 const anthropic: Scenario = {
   id: '2',
   title:
     'Anthropic per model: claude-a answers 429 (retry-after: 15), claude-b 200; 1 claude-a call, then 100 claude-b at 20/s',
   server(now) {
-    const model = (name: string, left: number, resetS: number): Quota => {
-      return { ...quota('anthropic', '/v1/messages', 1000, left, 60, second(now) + resetS * 1000), model: name };
-    };
+    const model = (name: string, left: number, resetS: number): Quota => ({
+      ...quota('anthropic', '/v1/messages', 1000, left, 60, second(now) + resetS * 1000),
+      model: name,
+    });
     return { ...BASE, quotas: [model('claude-a', 0, 15), model('claude-b', 1000, 60)] };
   },
   drive: [
@@ -233,12 +220,11 @@ const inFlight: Scenario = {
 };
 
 /** 320 calls, 60 % to /reports, the rest to /users and /orders half and half, in a seeded order. */
-function routeOrder(): string[] {
-  return shuffle(
+const routeOrder = (): string[] =>
+  shuffle(
     range(320).map((i): string => (i < 192 ? 'reports' : i % 2 ? 'users' : 'orders')),
     seededRandom(41),
   );
-}
 
 const routeDown: Scenario = {
   id: '7',

@@ -1,48 +1,29 @@
 /**
- * What each retry library costs a call that succeeds, measured fairly.
- *
- * Contenders, each on its own axios instance: bare axios; a second bare axios (the A/A control:
- * its interval is the run's noise); the plugin with defaults; the plugin's A/A copy; axios-retry
- * and retry-axios with defaults; and, for POST, bare axios with one more header (a fixed
- * `Idempotency-Key`), so the plugin's key can be set against what axios spends on any header.
- * `--other a.cjs,b.cjs` adds other builds of the plugin, measured in the same rounds.
- *
- * Phases: sockets (GET and POST over a keep-alive agent to the child-process server, cells of
- * `--requests` calls at `--concurrency`), stub (the same calls through an adapter that answers at
- * once, `--stub-calls` sequential calls: CPU per call) and heap (heap retained after
- * `--heap-calls` stub calls, a fresh process per contender, method and run).
- *
- * Every round runs one cell of every contender and method in an order shuffled afresh (`--seed`),
- * after `--warmup` unrecorded rounds, with a full collection before each cell. In one process,
- * each figure is computed per round against bare's cell of that round, and reported as the median
- * over rounds with its order-statistic interval. With `--isolate` each contender runs in
- * `--processes` processes of its own; a process is then one sample (its median over rounds) and
- * contenders are compared by the Hodges–Lehmann shift with its Mann–Whitney interval (stats.ts).
- * docs/performance.md, "How to measure", has the rest.
- *
- * `--scenario origins` (`npm run bench:origins`) is a webhook fan-out instead: `--calls` POSTs, each
- * to an origin of its own, against the same calls to one origin, `--concurrency` at a time through
- * the stub adapter with default options, every `--failing-every`-th call's first attempt refused
- * (ECONNREFUSED: never processed, so the POST is retried; the waits drawn with `random: () => 0`
- * are 0 ms, so the run measures work, not sleep). Reported: CPU and wall time per variant, and the
- * ratio distinct ÷ one (the goal: at most 1.25).
+ * What each retry library costs a call that succeeds (docs/performance.md, "Success-path overhead"):
+ * bare axios, its A/A copy (the run's noise), the plugin with defaults and its A/A copy, axios-retry,
+ * retry-axios, and for POST bare axios + 1 header (what axios spends on any header), each on its own
+ * instance; `--other a.cjs,b.cjs` adds other builds in the same rounds. Phases: sockets (GET and POST
+ * to the child-process server, cells of `--requests` at `--concurrency`), stub (`--stub-calls`
+ * sequential calls through an adapter that answers at once: CPU per call) and heap (retained after
+ * `--heap-calls` stub calls, a fresh process each). Each round runs one cell of every contender and
+ * method in a freshly shuffled order; `--isolate` runs each contender in `--processes` processes of
+ * its own (the measure of record); `compare` says how the figures are taken.
  *
  *   npm run build && BENCH_PLUGIN=dist/index.cjs npm run bench:overhead -- --isolate --processes 8
  *   npm run bench:overhead -- --rounds 5 --heap-calls 0      # a quick look, lib/ through tsx
- *   npm run bench:origins -- --rounds 5                      # --scenario origins --rounds 3 --concurrency 100
  */
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import axios, { AxiosError, AxiosHeaders } from 'axios';
+import { AxiosHeaders } from 'axios';
 import type { AxiosAdapter, AxiosInstance } from 'axios';
 import { seededRandom } from '../lib/testing';
 import { median, medianInterval, ratioInterval, shiftInterval } from './stats';
 import type { MedianInterval } from './stats';
-import { only, pause, pluginSource, pluginUnderTest, pool, resilience, shuffle, startServer, table } from './harness';
-import { bare, connect, fixed, flags, forkChild, keepAliveAgent, loadPlugin, machine, main } from './harness';
-import { serveParent, withAxiosRetry, withRetryAxios, writeOut, yieldOnce } from './harness';
+import { bare, connect, fixed, flags, forkChild, keepAliveAgent, loadPlugin, machine, main, only } from './harness';
+import { pause, pluginSource, pool, resilience, serveParent, shuffle, startServer, table, writeOut } from './harness';
+import { withAxiosRetry, withRetryAxios, yieldOnce } from './harness';
 import type { Child, Contender, PluginModule, Setup } from './harness';
 
 const args = flags({
@@ -61,16 +42,12 @@ const args = flags({
   isolate: false,
   processes: 4,
   out: undefined,
-  scenario: 'overhead',
-  calls: 100_000,
-  'failing-every': 10,
   // Internal: the contender a child process runs, as JSON (see startChild).
   child: undefined,
 });
 
 type Method = 'get' | 'post';
 type Phase = 'sockets' | 'stub';
-if (!['overhead', 'origins'].includes(args.scenario)) throw new TypeError('--scenario is overhead or origins');
 const METHODS = args.methods.split(',') as Method[];
 const PROCESSES = args.isolate ? args.processes : 1;
 const OTHERS = args.other?.split(',').filter((path) => path !== '') ?? [];
@@ -144,27 +121,18 @@ function contenders(): Contender[] {
 /** The header row is POST only: it is what one more header costs, and a GET carries no key. */
 const methodsOf = (c: Contender): Method[] => (c.key === 'bare-header' ? METHODS.filter((m) => m === 'post') : METHODS);
 
+/** One timed cell: `seconds` of wall-clock time; `process` is which of the contender's processes ran it, else 0. */
 interface Cell {
   phase: Phase;
   method: Method;
   round: number;
   position: number;
   contender: string;
-  /** Which of the contender's processes ran the cell (`--isolate`), else 0. */
   process: number;
   calls: number;
-  /** Wall-clock time of the cell. */
   seconds: number;
 }
-
-interface HeapCell {
-  phase: 'heap';
-  method: Method;
-  run: number;
-  contender: string;
-  calls: number;
-  bytes: number;
-}
+type HeapCell = { phase: 'heap'; method: Method; run: number; contender: string; calls: number; bytes: number };
 
 /** A full collection before each cell, so no cell pays for the garbage of the one before it. */
 function collector(): () => void {
@@ -197,9 +165,7 @@ async function heapGrowth(http: AxiosInstance, method: Method, calls: number, gc
   // (something from start-up still being freed).
   const settled = async (): Promise<number> => {
     await pause(100);
-    gc();
-    gc();
-    gc();
+    for (let i = 0; i < 3; i++) gc();
     return process.memoryUsage().heapUsed;
   };
   await callMany(5000);
@@ -238,12 +204,8 @@ function childMain(spec: string): void {
   serveParent(answer, () => client.close());
 }
 
-/** Who runs a phase's cells: this process, or the contenders' own processes (`--isolate`). */
-interface Runner {
-  /** The seconds of one cell of contender `i`, in its process `p` (0 in one process). */
-  run(i: number, p: number, method: Method): Promise<number>;
-  close(): Promise<void>;
-}
+/** Who runs a phase's cells (this process, or the contenders' own, `--isolate`): `run` gives the seconds of one. */
+type Runner = { run(i: number, p: number, method: Method): Promise<number>; close(): Promise<void> };
 
 function inProcess(list: Contender[], phase: Phase, setup: Setup): Runner {
   const clients = list.map((c) => connect(c, setup));
@@ -329,23 +291,18 @@ function perProcess(cells: Cell[], method: Method, keys: readonly string[]): num
 }
 
 /**
- * `keys` against `refs`, as a throughput ratio (sockets) or µs per call added (stub). In one
- * process: per round against the reference's cell of the same round, so slow spells of a shared
- * machine fall on both sides, then the median over rounds with its order-statistic interval.
- * Isolated: each process is one sample, as its rounds share its JIT and memory layout and are not
- * independent; the Hodges–Lehmann shift between the two sets with its Mann–Whitney interval.
- * Pooling several contenders on a side needs `--isolate`.
+ * `keys` against `refs`, as a throughput ratio (sockets) or µs per call added (stub). In one process,
+ * per round against the reference's cell of that round (a slow spell falls on both), then the median
+ * over rounds. Isolated, each process is one sample (its rounds share its JIT and memory layout, so
+ * they are not independent): the Hodges–Lehmann shift between the two sets. Pooling needs `--isolate`.
  */
 function compare(cells: Cell[], method: Method, keys: readonly string[], refs: readonly string[]): MedianInterval {
   const sockets = cells[0]?.phase === 'sockets';
   const perCall = (seconds: number): number => (seconds / (cells[0]?.calls ?? 1)) * 1e6;
   if (args.isolate) {
     const [mine, theirs] = [perProcess(cells, method, keys), perProcess(cells, method, refs)];
-    if (sockets)
-      return ratioInterval(
-        mine.map((t) => 1 / t),
-        theirs.map((t) => 1 / t),
-      );
+    const rates = (times: number[]): number[] => times.map((t) => 1 / t);
+    if (sockets) return ratioInterval(rates(mine), rates(theirs));
     return shiftInterval(mine.map(perCall), theirs.map(perCall));
   }
   const ref = new Map(
@@ -388,12 +345,9 @@ function phaseTable(phase: Phase, list: Contender[], cells: Cell[]): string {
 
 /** `--isolate`: each process's own figure, so the spread between processes is in view. */
 function processTable(phase: Phase, list: Contender[], cells: Cell[]): string {
+  const shown = (t: number): string => showFigure(phase, figure(phase, t));
   const each = (c: Contender, method: Method): string =>
-    methodsOf(c).includes(method)
-      ? perProcess(cells, method, [c.key])
-          .map((t) => showFigure(phase, figure(phase, t)))
-          .join(' ')
-      : '–';
+    methodsOf(c).includes(method) ? perProcess(cells, method, [c.key]).map(shown).join(' ') : '–';
   const rows = list.map((c) => [c.label, ...METHODS.map((method) => each(c, method))]);
   return table(['contender', ...METHODS.map((m) => `${m.toUpperCase()}, each process`)], rows);
 }
@@ -430,16 +384,12 @@ async function heap(list: Contender[]): Promise<HeapCell[]> {
 function comparisons(list: Contender[], phases: Array<[Phase, Cell[]]>): string[] {
   const ours = args.isolate ? ['axios-resilience', 'ours-aa'] : ['axios-resilience'];
   const pooled = args.isolate ? ' (pooled with its A/A copy)' : '';
-  const pairs: Array<[string, string[], string[], Method[]]> = [
+  type Pair = [label: string, keys: string[], refs: string[], methods: Method[]];
+  const pairs: Pair[] = [
     [`axios-resilience${pooled} against bare + 1 header`, ours, ['bare-header'], ['post']],
     ['axios-resilience against axios-retry', ['axios-resilience'], ['axios-retry'], METHODS],
     ['axios-resilience against retry-axios', ['axios-resilience'], ['retry-axios'], METHODS],
-    ...OTHERS.map((path, i): [string, string[], string[], Method[]] => [
-      `${path} against this build`,
-      [otherKey(i)],
-      ['axios-resilience'],
-      METHODS,
-    ]),
+    ...OTHERS.map((path, i): Pair => [`${path} against this build`, [otherKey(i)], ['axios-resilience'], METHODS]),
   ];
   if (args.isolate)
     pairs.unshift([`axios-resilience${pooled} against bare and its A/A`, ours, ['bare', 'bare-aa'], METHODS]);
@@ -493,68 +443,5 @@ function report(): void {
   });
 }
 
-/** Answers 200, except that every `--failing-every`-th call's first attempt is refused. */
-function refusingOnce(): AxiosAdapter {
-  const failedOnce = new Set<string>();
-  return (config) => {
-    const url = config.url!;
-    if (Number(url.slice(url.lastIndexOf('/') + 1)) % args['failing-every'] === 0 && !failedOnce.has(url)) {
-      failedOnce.add(url);
-      return Promise.reject(new AxiosError('connect ECONNREFUSED', 'ECONNREFUSED', config));
-    }
-    return Promise.resolve({ data: '', status: 200, statusText: 'OK', headers: {}, config });
-  };
-}
-
-type FanOut = { cpuMs: number; wallMs: number; failed: number };
-
-/** One pass of the fan-out, to distinct origins or to one, in batches of `--concurrency`. */
-async function fanOut(distinct: boolean): Promise<FanOut> {
-  const plugin = pluginUnderTest().retryPlugin({ random: () => 0 });
-  const http = axios.create({ adapter: refusingOnce() });
-  plugin.install(http);
-  const host = (i: number): string => (distinct ? `hook-${i}` : 'hook');
-  let failed = 0;
-  const cpu = process.cpuUsage();
-  const startedAt = performance.now();
-  for (let from = 0; from < args.calls; from += args.concurrency) {
-    const batch: Array<Promise<unknown>> = [];
-    for (let i = from; i < Math.min(args.calls, from + args.concurrency); i++) {
-      batch.push(http.post(`http://${host(i)}.example.test/events/${i}`, { i }).catch(() => void failed++));
-    }
-    await Promise.all(batch);
-  }
-  const wallMs = performance.now() - startedAt;
-  const used = process.cpuUsage(cpu);
-  await plugin.close();
-  return { cpuMs: (used.user + used.system) / 1000, wallMs, failed };
-}
-
-function origins(): void {
-  const each = `${args.concurrency} at a time, 1 in ${args['failing-every']} failing once, default options`;
-  main('origins', `${args.calls} calls, ${each}, ${args.rounds} rounds`, async () => {
-    const runs: Record<'one' | 'distinct', FanOut[]> = { one: [], distinct: [] };
-    await fanOut(false); // warm-up: the JIT, axios's first calls
-    for (let round = 0; round < args.rounds; round++) {
-      // Alternated, so a change in the machine's load falls on both.
-      runs.one.push(await fanOut(false));
-      runs.distinct.push(await fanOut(true));
-    }
-    const cpu = (k: keyof typeof runs): number => median(runs[k].map((r) => r.cpuMs));
-    const wall = (k: keyof typeof runs): number => median(runs[k].map((r) => r.wallMs));
-    const rows = (['one', 'distinct'] as const).map((k) => [
-      k === 'one' ? 'one origin' : 'distinct origins',
-      fixed(cpu(k) / 1000, 2),
-      fixed(wall(k) / 1000, 2),
-      fixed((cpu(k) * 1000) / args.calls, 1),
-      String(runs[k].reduce((sum, r) => sum + r.failed, 0)),
-    ]);
-    console.log(table(['variant', 'CPU s (median)', 'wall s (median)', 'CPU µs per call', 'failed calls'], rows));
-    const [byCpu, byWall] = [cpu('distinct') / cpu('one'), wall('distinct') / wall('one')];
-    console.log(`\nratio distinct ÷ one: CPU ${fixed(byCpu, 2)}×, wall ${fixed(byWall, 2)}× (goal ≤ 1.25×)`);
-  });
-}
-
 if (args.child !== undefined) childMain(args.child);
-else if (args.scenario === 'origins') origins();
 else report();

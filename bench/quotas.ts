@@ -17,6 +17,17 @@
  */
 export type Dialect = 'github' | 'anthropic' | 'openai' | 'ietf' | 'x-ratelimit';
 
+/** How the server's rate limit (ServerOptions.bucket in server.ts) tells its limit. */
+export const BUCKET_HINTS = [
+  'retry-after',
+  'none',
+  'bucket-x-ratelimit',
+  'bucket-ratelimit',
+  'ratelimit',
+  'x-ratelimit',
+] as const;
+export type BucketHints = (typeof BUCKET_HINTS)[number];
+
 export interface Quota {
   dialect: Dialect;
   /** The path prefix the quota counts, and for a quota per model the request body's `model`. */

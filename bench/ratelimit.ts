@@ -1,41 +1,37 @@
 /**
- * What a retry library does against a rate-limited API (issue 22): a token bucket of `--rate`
- * requests/s with a burst of `--burst` and `--latency-ms` of latency, answering 429 over the limit,
- * six ways (`--hints`): token buckets that speak only on a refusal (Retry-After: 1, no hint,
- * X-RateLimit-* with a next-second reset, RateLimit r=0;t=1) and truthful fixed windows (the IETF
- * RateLimit fields, X-RateLimit-*) that report the quota on every answer.
- * Closed-loop callers (`--callers`, one run per count) call for `--run-ms`; contenders one after
- * another, each on a fresh server bucket.
- *
- * Reported per contender: failed calls (share of calls), the 429 share of requests (steady: from
- * `--steady-ms` on, once the first burst is over), goodput (successful calls per second as a share
- * of the limit, steady and overall), p50 and p99 of call latency.
+ * What a retry library does against a rate-limited API (docs/guides/rate-limits.md, "Measured"): a
+ * limit of `--rate` requests/s (burst `--burst`, `--latency-ms` of latency) answering 429 beyond it,
+ * told six ways (`--hints`, server.ts): token buckets that speak only on a refusal and truthful fixed
+ * windows that report the quota on every answer. Closed-loop callers (`--callers`, one run per count)
+ * call for `--run-ms`; contenders one after another, each on a fresh bucket. Reported: failed calls,
+ * the 429 share of requests (steady: from `--steady-ms` on), goodput (successful calls per second as a
+ * share of the limit, steady and overall), p50 and p99 of call latency.
  *
  *   npm run bench:ratelimit
  *   npx tsx bench/ratelimit.ts --run-ms 4000 --callers 20 --hints none --only axios-resilience
  *   npx tsx bench/ratelimit.ts --svg docs/guides/rate-limits.svg
  *   npx tsx bench/ratelimit.ts --only axios-resilience --fleet 4 --fleet-store none   # the fleet without Redis
  *
- * The fleet run (`--fleet`, 4 processes by default) shares its limiters through Redis
- * (`rateLimit: { shared: redisRateLimitStore(redis) }`): on `--redis-port` if given, else on a
- * throwaway `redis-server` the bench starts on a free port (it must be installed) and stops.
- * `--fleet-store none` runs each process with its own limiter, as before the store existed.
- * `--redis-delay-ms 100` puts a TCP proxy (bench/delay-proxy.ts) between the fleet and Redis that
- * delays every chunk 100 ms each way: a Redis that answers 200 ms late.
+ * The fleet run (`--fleet` processes) shares its limiters through Redis (`redisRateLimitStore`): on
+ * `--redis-port`, else on a throwaway `redis-server` the bench starts and stops (it must be installed);
+ * `--fleet-store none` gives each process its own limiter. `--redis-delay-ms 100` puts a TCP proxy
+ * (__tests__/fleet/delay-proxy.ts) before Redis that delays every chunk 100 ms each way.
  */
 import { Redis } from 'ioredis';
 // The throwaway redis-server of the fleet tests; the one line to change if it moves.
 import { startRedis } from '../__tests__/fleet/redis';
-import { delayProxy } from './delay-proxy';
+import { delayProxy } from '../__tests__/fleet/delay-proxy';
 import { percentile } from './stats';
 import { Calls, connect, forkChild, fixed, flags, loadAverage, main, only, pause } from './harness';
 import { plainAndPeers, resilience, serveParent, startServer, table, writeOut } from './harness';
 import type { BenchServer, Call, Contender } from './harness';
-import type { BucketHints, ServerStats } from './server';
+import { BUCKET_HINTS } from './quotas';
+import type { BucketHints } from './quotas';
+import type { ServerStats } from './server';
 
 const args = flags({
   callers: '20,200',
-  hints: 'retry-after,none,bucket-x-ratelimit,bucket-ratelimit,ratelimit,x-ratelimit',
+  hints: BUCKET_HINTS.join(','),
   'run-ms': 8000,
   'steady-ms': 1500,
   rate: 100,
@@ -59,16 +55,10 @@ const args = flags({
   child: false,
 });
 
-const HINTS: readonly BucketHints[] = [
-  'retry-after',
-  'none',
-  'bucket-x-ratelimit',
-  'bucket-ratelimit',
-  'ratelimit',
-  'x-ratelimit',
-];
 const hintList = args.hints.split(',') as BucketHints[];
-for (const hint of hintList) if (!HINTS.includes(hint)) throw new TypeError(`--hints takes ${HINTS.join(', ')}`);
+for (const hint of hintList) {
+  if (!BUCKET_HINTS.includes(hint)) throw new TypeError(`--hints takes ${BUCKET_HINTS.join(', ')}`);
+}
 const callerCounts = args.callers.split(',').map(Number);
 
 const ours = resilience('axios-resilience', 'axios-resilience (defaults)');
@@ -144,25 +134,15 @@ async function fleetRun(server: BenchServer, callers: number, hints: BucketHints
   return { calls, stats: await server.stats(), startAt, events: parts.flatMap((p) => p.events) };
 }
 
-interface FleetJob {
-  baseURL: string;
-  callers: number;
-  startAt: number;
-  redisPort: number | undefined;
-  prefix: string;
-}
+type FleetJob = { baseURL: string; callers: number; startAt: number; redisPort: number | undefined; prefix: string };
 /** What one of the fleet's processes saw: its calls, and its store's events (`store-down`, `store-up`). */
 type FleetPart = { calls: Call[]; events: string[] };
 
+const REDIS_OPTIONS = { host: '127.0.0.1', enableOfflineQueue: false, maxRetriesPerRequest: 1 };
 async function fleetPart(job: FleetJob): Promise<FleetPart> {
   if (job.redisPort === undefined)
     return { calls: await callLoop(ours, job.baseURL, job.callers, job.startAt), events: [] };
-  const redis = new Redis({
-    port: job.redisPort,
-    host: '127.0.0.1',
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 1,
-  });
+  const redis = new Redis({ port: job.redisPort, ...REDIS_OPTIONS });
   redis.on('error', () => undefined);
   await new Promise<void>((ready) => redis.once('ready', () => ready()));
   const { redisRateLimitStore } = await import('../lib/redis');
@@ -188,10 +168,7 @@ const pct = (x: number): string => `${fixed(100 * x, x < 0.1 ? 1 : 0)} %`;
 
 /** Goodput per 100 ms over time, one line per contender, as an SVG (no dependencies). */
 function chart(title: string, series: Array<{ label: string; timeline: number[] }>): string {
-  const width = 640;
-  const height = 260;
-  const left = 40;
-  const bottom = 30;
+  const [width, height, left, bottom] = [640, 260, 40, 30];
   const colours = ['#999', '#d62728', '#ff7f0e', '#1f77b4'];
   const slots = series[0]?.timeline.length ?? 1;
   const perSlotLimit = args.rate / 10;

@@ -1,23 +1,20 @@
 /**
- * The benchmarks' HTTP server, forked by startServer (harness.ts) so that its CPU is not the
- * client's. It listens on 127.0.0.1 at a random port, sends the port to the parent, and then
- * answers two messages: `configure` (what to do, below; zeroes the counts) and `stats` (the counts
- * since the last question, then zeroes them). Every answer is a small JSON body, after the request
- * body has been read in full, as a real server would.
- *
- * A server for a new question is a new field of ServerOptions and its check in `answer`.
+ * The benches' HTTP server, forked by startServer (harness.ts) so that its CPU is not the client's:
+ * on 127.0.0.1 at a random port (sent to the parent), it answers `configure` (what to do, below;
+ * zeroes the counts) and `stats` (the counts since the last question, then zeroes them). Every answer
+ * is a small JSON body, sent once the request body has been read. A server for a new question is a
+ * new field of ServerOptions and its check in `answer`.
  */
 import { createServer } from 'node:http';
 import type { IncomingMessage } from 'node:http';
 import { seededRandom } from '../lib/testing';
+import { CALL_ID } from './harness';
 import { matches, take } from './quotas';
-import type { Quota, QuotaAnswer, QuotaState } from './quotas';
+import type { BucketHints, Dialect, Quota, QuotaAnswer, QuotaState } from './quotas';
 
 export interface ServerOptions {
   /** Fail everything until `endAt` (epoch ms; both processes share the clock), counting from `startAt`. */
   outage?: { startAt: number; endAt: number };
-  /** Fail the first request of every call (a blip). */
-  failFirst?: boolean;
   /**
    * Fail this share of requests, drawn at random (seeded): a server or proxy that refuses some calls
    * whatever the rate. Each request's draw is fixed by its call and how many requests of the call
@@ -37,22 +34,16 @@ export interface ServerOptions {
   /** Delay each answer: `slowShare` of them by a time drawn from `slowMs`, the rest from `fastMs` (seeded). */
   latency?: { seed: number; slowShare: number; slowMs: [number, number]; fastMs: [number, number] };
   /**
-   * A rate limit of `ratePerSecond`, answered 429 beyond, told as `hints` says, each as its documentation
-   * defines it: over a token bucket (`burst`) that says nothing on its successes, as nginx's `limit_req`,
-   * Envoy's and most gateways' do, a 429 with `Retry-After: 1` (`retry-after`), nothing (`none`),
-   * `X-RateLimit-Limit`, `-Remaining: 0` and a reset at the next second (`bucket-x-ratelimit`), or
-   * `RateLimit: "default";r=0;t=1` (`bucket-ratelimit`);
-   * `ratelimit` (the IETF draft's `RateLimit` and `RateLimit-Policy` on every answer: `t` is "the number
-   * of seconds until additional quota ... is made available") and `x-ratelimit` (`X-RateLimit-*` on
-   * every answer, the reset "the time at which the current rate limit window resets, in UTC epoch
-   * seconds", as GitHub says) over fixed windows of a second, which is what those fields describe.
-   * Requests and 429s from `steadyFrom` (epoch ms) on are counted apart.
+   * A rate limit of `ratePerSecond`, 429 beyond, told as `hints` says, each as its documentation defines
+   * it. A token bucket (`burst`) silent on its successes, as nginx's `limit_req`, Envoy and most gateways
+   * are, refusing with `Retry-After: 1` (`retry-after`), nothing (`none`), `X-RateLimit-Limit`,
+   * `-Remaining: 0` and a reset at the next second (`bucket-x-ratelimit`) or `RateLimit: "default";r=0;t=1`
+   * (`bucket-ratelimit`); or fixed windows of a second, which is what the IETF draft's `RateLimit` and
+   * `RateLimit-Policy` (`ratelimit`) and GitHub's `X-RateLimit-*` (`x-ratelimit`, the reset in UTC epoch
+   * seconds) describe, on every answer. Requests and 429s from `steadyFrom` (epoch ms) on count apart.
    */
   bucket?: { ratePerSecond: number; burst: number; hints: BucketHints; steadyFrom: number };
 }
-
-export type BucketHints =
-  'retry-after' | 'none' | 'bucket-x-ratelimit' | 'bucket-ratelimit' | 'ratelimit' | 'x-ratelimit';
 
 /** What a token bucket's 429 says, per `hints` (nothing on its successes). */
 function refusalHeaders(hints: BucketHints, now: number, rate: number): Record<string, string> {
@@ -79,15 +70,8 @@ export interface ServerStats {
 
 let options: ServerOptions = {};
 let random = Math.random;
-const zero = (): ServerStats => ({
-  requests: 0,
-  duringOutage: 0,
-  failed: 0,
-  refused: 0,
-  steadyRequests: 0,
-  steadyRefused: 0,
-  failedIds: [],
-});
+const COUNTS = { requests: 0, duringOutage: 0, failed: 0, refused: 0, steadyRequests: 0, steadyRefused: 0 };
+const zero = (): ServerStats => ({ ...COUNTS, failedIds: [] });
 let stats: ServerStats = zero();
 let tokens = 0;
 let filledAt = 0;
@@ -95,7 +79,7 @@ let filledAt = 0;
 /** Takes a token from the bucket: `undefined` without one (or with fixed windows, which are quotas), else whether one was there. */
 function takeToken(now: number): boolean | undefined {
   const bucket = options.bucket;
-  if (bucket === undefined || bucket.hints === 'ratelimit' || bucket.hints === 'x-ratelimit') return undefined;
+  if (bucket === undefined || WINDOWS[bucket.hints] !== undefined) return undefined;
   tokens = Math.min(bucket.burst, tokens + ((now - filledAt) * bucket.ratePerSecond) / 1000);
   filledAt = now;
   if (tokens < 1) return false;
@@ -103,16 +87,15 @@ function takeToken(now: number): boolean | undefined {
   return true;
 }
 
-/** The fixed windows of a second that `ratelimit` and `x-ratelimit` describe, as quotas.ts keeps them. */
+/** The hints that describe fixed windows of a second, and the dialect quotas.ts keeps each in. */
+const WINDOWS: Partial<Record<BucketHints, Dialect>> = { ratelimit: 'ietf', 'x-ratelimit': 'x-ratelimit' };
 function windows(bucket: ServerOptions['bucket'], now: number): Quota[] {
-  if (bucket === undefined || (bucket.hints !== 'ratelimit' && bucket.hints !== 'x-ratelimit')) return [];
-  const dialect = bucket.hints === 'ratelimit' ? 'ietf' : 'x-ratelimit';
+  const dialect = bucket && WINDOWS[bucket.hints];
+  if (bucket === undefined || dialect === undefined) return [];
   const [limit, resetAt] = [bucket.ratePerSecond, (Math.floor(now / 1000) + 1) * 1000];
   return [{ dialect, path: '/', limit, remaining: limit, windowMs: 1000, resetAt, status: 429 }];
 }
 
-/** The request header that names a call, the same on its retries (harness.ts's `Calls` sends it). */
-const CALL_ID = 'x-call-id';
 /** How many requests each call has sent. */
 const attempts = new Map<string, number>();
 /** The calls that had a request failed since the last `stats`. */
@@ -156,7 +139,6 @@ function answer(req: IncomingMessage, now: number): { fail: boolean; delayMs: nu
   const call = String(req.headers[CALL_ID]);
   const n = attempts.get(call) ?? 0;
   attempts.set(call, n + 1);
-  if (options.failFirst === true && n === 0) fail = true;
   const share = options.failShare;
   if (share !== undefined && drawFor(share.seed, `${call}:${n}`) < share.share) {
     failedCalls.add(call);

@@ -15,13 +15,8 @@ export function percentile(values: readonly number[], p: number): number {
   return sorted[rank - 1]!;
 }
 
-export interface MedianInterval {
-  median: number;
-  low: number;
-  high: number;
-  /** The interval's actual coverage; below the level asked for only when there are too few values. */
-  coverage: number;
-}
+/** An estimate and its interval; `coverage` is the interval's actual one, below the level asked for only with too few values. */
+export type MedianInterval = { median: number; low: number; high: number; coverage: number };
 
 /**
  * The median and a distribution-free confidence interval for it from order statistics: with n

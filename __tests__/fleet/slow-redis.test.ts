@@ -1,8 +1,8 @@
 import axios from 'axios';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { delayProxy } from '../../bench/delay-proxy';
-import type { DelayProxy } from '../../bench/delay-proxy';
+import { delayProxy } from './delay-proxy';
+import type { DelayProxy } from './delay-proxy';
 import { retryPlugin } from '../../lib';
 import type { StoreEvent } from '../../lib';
 import { redisRateLimitStore } from '../../lib/redis';

@@ -6,7 +6,7 @@ import { fake, realTick, rejection, scriptedAdapter } from '../support/helpers';
 import { script, useNock } from '../support/nock-helpers';
 
 // An origin's opossum breaker is made on its first failed call and its budget on its first retry
-// (bench:origins). What they count before that must still count: these pin that they do.
+// (docs/performance.md, "Many origins"). What they count before that must still count: these pin that they do.
 
 const A = 'http://a.test';
 

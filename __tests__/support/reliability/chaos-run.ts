@@ -1,7 +1,7 @@
 /**
  * Drives many logical POSTs against the idempotent server and reports, in plain JSON, what every
  * call ended with and what the server recorded. Used by the exactly-once test (in a child process,
- * see chaos-child.ts) and by bench/chaos.ts.
+ * see chaos-child.ts).
  */
 import http from 'node:http';
 import axios from 'axios';
