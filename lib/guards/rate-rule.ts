@@ -55,6 +55,19 @@ export function engaged(now: number, ceiling: number, pauseMs: number | undefine
   return paused(state, now, pauseMs);
 }
 
+/**
+ * Another process of the fleet engaged too, by a throttle of the same burst, having seen its scope
+ * served at `share` per second: each process was served its share, so the fleet's start (rate and
+ * capacity, under the ceiling) is their sum, while it is young (`joinMs`) and uncut. One process
+ * alone reports its rate once, when it engages.
+ */
+export function joined(state: RateState, now: number, share: number): RateState {
+  if (state.lastCutAt !== state.engagedAt || now - state.engagedAt > R.joinMs) return state;
+  const ratePerSecond = Math.min(state.ratePerSecond + share, state.ceiling);
+  const capacity = state.capacity === undefined ? undefined : Math.min(state.capacity + share, state.ceiling);
+  return { ...state, ratePerSecond, capacity };
+}
+
 /** A server's policy states its rate (per second): pace a little under it. */
 export function withPolicy(state: RateState, policyRate: number): RateState {
   const ceiling = policyRate * R.policyShare;
@@ -270,5 +283,6 @@ export function throttle(state: RateState | undefined, now: number, report: Thro
   }
   let s = counted(state, now, report.successes);
   if (policyRate !== undefined) s = withPolicy(s, policyRate);
+  if (report.startRate !== undefined) s = joined(s, now, report.startRate);
   return throttled(s, now, report);
 }

@@ -83,6 +83,12 @@ local function engaged(ceil, pauseMs, startRate)
   paused(pauseMs)
 end
 
+local function joined(share)
+  if s.lastCutAt ~= s.engagedAt or now - s.engagedAt > joinMs then return end
+  s.ratePerSecond = math.min(s.ratePerSecond + share, ceiling())
+  if s.capacity >= 0 then s.capacity = math.min(s.capacity + share, ceiling()) end
+end
+
 local function withPolicy(rate)
   s.ceiling = rate * policyShare
   if s.capacity < 0 then s.capacity = s.ceiling end
@@ -228,6 +234,7 @@ if not on then
 else
   counted(successes, 0)
   if policy > 0 then withPolicy(policy) end
+  if startRate > 0 then joined(startRate) end
   throttled(sentAt, pauseMs, grace, hintless)
 end
 save()
