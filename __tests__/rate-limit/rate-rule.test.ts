@@ -4,7 +4,8 @@
  * (a server that refuses some calls at random, whatever the rate, must not take the rate down). The
  * fleet's script runs the same rule (`__tests__/fleet/rate-rule-parity.test.ts`).
  */
-import { booked, counted, engaged, grown, serving, throttle, throttled } from '../../lib/guards/rate-rule';
+import { booked, engaged, grown, throttle, throttled } from '../../lib/guards/rate-rule';
+import { counted, serving } from '../../lib/guards/rate-count';
 import { RATE_RULE } from '../../lib/guards/rate-state';
 import type { RateState } from '../../lib/guards/rate-state';
 
