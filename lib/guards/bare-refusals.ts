@@ -20,21 +20,27 @@ interface Window {
   start: number;
 }
 
+/**
+ * The evidence windows of a plugin's origins. `scopes.weighing` counts the scopes whose bare refusals
+ * are being weighed (the limiters' field, read on every success: while it is 0, a success counts nothing).
+ * Its two questions are arrow functions, so the limiters hand them out as their own, at no extra call.
+ */
 export class BareRefusals {
-  /** Scopes whose bare refusals are being weighed now. While it is 0, a success counts nothing here. */
-  weighing = 0;
   private readonly windows: BoundedMap<Window>;
 
-  constructor(maxOrigins: number) {
-    this.windows = new BoundedMap(maxOrigins, (window) => void (this.weighing -= window.refusals.size));
+  constructor(
+    maxOrigins: number,
+    private readonly scopes: { weighing: number },
+  ) {
+    this.windows = new BoundedMap(maxOrigins, (window) => void (scopes.weighing -= window.refusals.size));
   }
 
   /** A bare refusal of a call under `key`: if it shows the rate is the cause, the rate its origin was served at. */
-  refused(origin: string, key: string, now: number): { served: number } | undefined {
+  readonly refused = (origin: string, key: string, now: number): { served: number } | undefined => {
     const window = this.windows.getOrCreate(origin, () => ({ refusals: new Map(), successes: 0, start: -Infinity }));
     const span = this.turn(window, now);
     const refused = (window.refusals.get(key) ?? 0) + 1;
-    if (refused === 1) this.weighing++;
+    if (refused === 1) this.scopes.weighing++;
     window.refusals.set(key, refused);
     const share = refused / (refused + window.successes);
     const shown =
@@ -42,21 +48,21 @@ export class BareRefusals {
       ((span >= EVIDENCE.soonestMs && share >= EVIDENCE.storm) || (span >= EVIDENCE.heldMs && share >= EVIDENCE.share));
     if (!shown) return undefined;
     window.refusals.delete(key);
-    this.weighing--;
+    this.scopes.weighing--;
     return { served: (window.successes * 1000) / Math.max(RATE_RULE.stepMs, span) };
-  }
+  };
 
   /** A success at `origin`: counted where bare refusals are being weighed. */
-  succeeded(origin: string, now: number): void {
+  readonly succeeded = (origin: string, now: number): void => {
     const window = this.windows.get(origin);
     if (window === undefined || window.refusals.size === 0) return;
     this.turn(window, now);
     window.successes++;
-  }
+  };
 
   clear(): void {
     this.windows.clear();
-    this.weighing = 0;
+    this.scopes.weighing = 0;
   }
 
   /** Starts a new evidence window when the last one is over; returns how long the current one has run. */
@@ -64,7 +70,7 @@ export class BareRefusals {
     if (now - window.start >= EVIDENCE.windowMs) {
       window.start = now;
       window.successes = 0;
-      this.weighing -= window.refusals.size;
+      this.scopes.weighing -= window.refusals.size;
       window.refusals.clear();
     }
     return now - window.start;

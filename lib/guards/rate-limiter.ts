@@ -1,7 +1,7 @@
 import { TurnQueue } from './turn-queue';
 import type { Turn } from './turn-queue';
 import { atLimit, engaged, paused, throttle, withPolicy } from './rate-rule';
-import { admitted, fleetOf, nextSendAt, waitMs } from './rate-pace';
+import { admitted, nextSendAt, waitMs } from './rate-pace';
 import { counted, serving } from './rate-count';
 import { RATE_RULE } from './rate-state';
 import { WindowQuota } from './window-quota';
@@ -71,7 +71,7 @@ export class RateLimiter implements RateLimiterView {
 
   /** The view `plugin.limiter()` hands out (a copy: the limiter's fields are not the caller's to set). */
   view(): RateLimiterView {
-    const by = (this.state === 'on' && fleetOf(this.pacing)) || this;
+    const by = this.state === 'on' && this.pacing?.active ? this.pacing : this;
     const { state, queued } = this;
     const view = { state, ratePerSecond: by.ratePerSecond, queued, pausedUntil: by.pausedUntil };
     return this.where.scope === undefined ? view : { ...view, scope: this.where.scope };
@@ -151,7 +151,7 @@ export class RateLimiter implements RateLimiterView {
 
   /** How long this key is held from now (a server's pause, a spent quota's reset); 0 when it is not. */
   heldForMs(now = this.now()): number {
-    return Math.max(0, ((fleetOf(this.pacing) ?? this.rule)?.pausedUntil ?? 0) - now);
+    return Math.max(0, (this.pacing?.active ? this.pacing.pausedUntil : (this.rule?.pausedUntil ?? 0)) - now);
   }
 
   /** What an answer said of the quota (`WindowQuota`): a fixed window's count gates the calls; a refilling limiter paces. */
@@ -196,15 +196,10 @@ export class RateLimiter implements RateLimiterView {
 
   /** Whether one call may go now, taking its send time if so: not while a window's quota is spent (`heard`), then by the pace. */
   private goesNow(now: number): boolean {
-    if (this.window.heldUntil(now) > 0 || !this.admitted(now)) return false;
-    this.window.sent(now);
-    return true;
-  }
-
-  /** Whether the pace (`rate-pace.ts`) lets one call go now, taking its send time if so. */
-  private admitted(now: number): boolean {
+    if (this.window.heldUntil(now) > 0) return false;
     const { rule, go } = admitted(this.rule, this.pacing, now, this.queued > 0);
     this.rule = rule;
+    if (go) this.window.sent(now);
     return go;
   }
 
@@ -241,7 +236,7 @@ export class RateLimiter implements RateLimiterView {
     if (rule === undefined || this.queued > 0 || now < rule.pausedUntil) return;
     if (now - this.lastThrottleAt < RATE_RULE.relaxMs) return;
     // The fleet is still throttled (another process saw the last throttle): stay on with it.
-    if (now < (fleetOf(this.pacing)?.onUntil ?? 0)) return;
+    if (this.pacing?.active && now < this.pacing.onUntil) return;
     this.state = 'off';
     this.rule = undefined;
     this.onChange?.({ ...this.where, state: 'relaxed', ratePerSecond: Infinity });

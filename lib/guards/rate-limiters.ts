@@ -48,8 +48,17 @@ interface Book {
 export class RateLimiters {
   /** Limiters now on. While it is 0, no call looks a limiter up. */
   engaged = 0;
+  /** Scopes whose bare refusals are being weighed now (`BareRefusals`). While it is 0, a success counts nothing here. */
+  weighing = 0;
   private readonly entries: BoundedMap<RateLimiter>;
   private readonly bare: BareRefusals;
+  /**
+   * A bare refusal (no hint) of a call under `key`: whether the scope's bare refusals now show the
+   * rate is the cause, and if so the rate its origin was served at in the window (`bare-refusals.ts`).
+   */
+  readonly refusedBare: BareRefusals['refused'];
+  /** A success at `origin`: counted where bare refusals are being weighed (callers check `weighing`). */
+  readonly succeeded: BareRefusals['succeeded'];
   private readonly books: BoundedMap<Book>;
 
   constructor(
@@ -65,14 +74,11 @@ export class RateLimiters {
       limiter.close();
     });
     this.books = new BoundedMap(maxOrigins);
-    this.bare = new BareRefusals(maxOrigins);
+    this.bare = new BareRefusals(maxOrigins, this);
+    this.refusedBare = this.bare.refused;
+    this.succeeded = this.bare.succeeded;
     // Another process's first throttle engages this process's limiter too, before its own 429.
     store?.start?.((key) => this.for(key).join());
-  }
-
-  /** Scopes whose bare refusals are being weighed now. While it is 0, a success counts nothing here. */
-  get weighing(): number {
-    return this.bare.weighing;
   }
 
   /** The limiter for `key` if it exists. */
@@ -173,19 +179,6 @@ export class RateLimiters {
       return origin;
     }
     return `${origin} ${route}`;
-  }
-
-  /**
-   * A bare refusal (no hint) of a call under `key`: whether the scope's bare refusals now show the
-   * rate is the cause (`EVIDENCE`), and if so the rate its origin was served at in the window.
-   */
-  refusedBare(origin: string, key: string, now: number): { served: number } | undefined {
-    return this.bare.refused(origin, key, now);
-  }
-
-  /** A success at `origin`: counted where bare refusals are being weighed (callers check `weighing`). */
-  succeeded(origin: string, now: number): void {
-    this.bare.succeeded(origin, now);
   }
 
   /** Releases every queued call and stops every timer (and the store's, if it has any). */

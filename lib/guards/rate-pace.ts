@@ -9,14 +9,9 @@ import type { RateLimitPacing } from '../types';
  * limiter (`rate-limiter.ts`) puts to whichever pace holds now.
  */
 
-/** The fleet's pacing while it paces this limiter. */
-export const fleetOf = (pacing: RateLimitPacing | undefined): RateLimitPacing | undefined =>
-  pacing?.active === true ? pacing : undefined;
-
 /** When the next waiting call may go (`undefined`: shared, no send time held yet: the store's answer wakes the queue). */
 export function nextSendAt(rule: RateState, pacing: RateLimitPacing | undefined, now: number): number | undefined {
-  const fleet = fleetOf(pacing);
-  return fleet !== undefined ? fleet.next(now) : Math.max(rule.nextAt, rule.pausedUntil);
+  return pacing?.active ? pacing.next(now) : Math.max(rule.nextAt, rule.pausedUntil);
 }
 
 /**
@@ -29,11 +24,10 @@ export function admitted(
   now: number,
   demand: boolean,
 ): { rule: RateState | undefined; go: boolean } {
-  const fleet = fleetOf(pacing);
-  if (fleet !== undefined) {
-    const next = fleet.next(now);
+  if (pacing?.active) {
+    const next = pacing.next(now);
     const go = next !== undefined && now >= next;
-    if (go) fleet.use();
+    if (go) pacing.use();
     return { rule, go };
   }
   if (rule === undefined) return { rule, go: true };
@@ -49,8 +43,7 @@ export function waitMs(
   now: number,
   heldUntil: number,
 ): number {
-  const fleet = fleetOf(pacing);
-  if (fleet !== undefined) return fleet.expectedWaitMs(queued, now);
+  if (pacing?.active) return pacing.expectedWaitMs(queued, now);
   const start = Math.max(now, rule.nextAt, rule.pausedUntil, heldUntil);
   return start - now + (queued * 1000) / rule.ratePerSecond;
 }
