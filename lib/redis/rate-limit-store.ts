@@ -111,16 +111,8 @@ export function redisRateLimitStore(
       // An attempt that was not paced has no send time the fleet could compare: "long ago".
       const ageMs = Math.min(report.ageMs, 1e9);
       // Send times granted before a cut reach the server up to the horizon and a round trip later.
-      const args = throttleArgs(
-        { successes, policyRate: report.policyRate },
-        {
-          ageMs,
-          pauseMs: report.pauseMs,
-          graceMs: HORIZON_MS + roundTrips.longest(),
-          hintless: report.hintless,
-          startRate: report.startRate,
-        },
-      );
+      const graceMs = HORIZON_MS + roundTrips.longest();
+      const args = throttleArgs({ successes, policyRate: report.policyRate }, { ...report, ageMs, graceMs });
       let reply: unknown[];
       try {
         reply = await ask(throttle, key, args);

@@ -1,5 +1,6 @@
 import { FIRST_OWN_ARG, PRELUDE, ruleArgs } from './rate-rule-lua';
 import type { ScriptReport } from './rate-rule-lua';
+import type { RateLimitReport } from '../types';
 
 /** The fleet's two scripts over the rate rule in Lua (`rate-rule-lua.ts`): a take of send times, and a throttle. */
 
@@ -62,16 +63,8 @@ export const takeArgs = (report: ScriptReport, count: number, horizonMs: number,
   lagMs,
 ];
 
-export const throttleArgs = (
-  report: ScriptReport,
-  throttle: {
-    ageMs: number;
-    pauseMs: number | undefined;
-    graceMs: number;
-    hintless?: boolean | undefined;
-    startRate?: number | undefined;
-  },
-): number[] => [
+/** `throttle`: the process's report, and the grace after a cut (ms) its store gives it. */
+export const throttleArgs = (report: ScriptReport, throttle: RateLimitReport & { graceMs: number }): number[] => [
   ...ruleArgs(report),
   throttle.ageMs,
   throttle.pauseMs ?? 0,
