@@ -237,6 +237,21 @@ test("a policy's rate caps the fleet at 97 % of it and is its capacity", async (
   expect(Number(await field(p, 'capacity'))).toBeCloseTo(9.7, 5);
 });
 
+test("each process's first throttle of the engaging burst adds the rate it was served at: the fleet starts at their sum", async () => {
+  const p = prefix();
+  const [a, b, c] = [store(p), store(p), store(p)];
+  // Two processes were each served 40 and 35 a second before their first refusal (a spent quota: sent unpaced).
+  await a.throttle('https://api.example', { ageMs: Infinity, startRate: 40 }, 0);
+  await b.throttle('https://api.example', { ageMs: Infinity, startRate: 35 }, 0);
+  expect((await take(a, 1)).ratePerSecond).toBeCloseTo(75, 5);
+  expect(Number(await field(p, 'capacity'))).toBeCloseTo(75, 5);
+  // Once the fleet has cut, what a late joiner was served says nothing of the fleet: it adds nothing.
+  await pastGrace();
+  const cut = await a.throttle('https://api.example', { ageMs: 0 }, 0);
+  await c.throttle('https://api.example', { ageMs: Infinity, startRate: 30 }, 0);
+  expect((await take(c, 1)).ratePerSecond).toBeCloseTo(cut!.ratePerSecond, 5);
+});
+
 test('after SCRIPT FLUSH (NOSCRIPT on every node) takes and throttles still run, with no store event', async () => {
   const p = prefix();
   const events: StoreEvent[] = [];

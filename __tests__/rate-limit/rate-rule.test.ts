@@ -4,7 +4,8 @@
  * (a server that refuses some calls at random, whatever the rate, must not take the rate down). The
  * fleet's script runs the same rule (`__tests__/fleet/rate-rule-parity.test.ts`).
  */
-import { booked, counted, engaged, grown, serving, throttled } from '../../lib/guards/rate-rule';
+import { booked, engaged, grown, throttle, throttled } from '../../lib/guards/rate-rule';
+import { counted, serving } from '../../lib/guards/rate-count';
 import { RATE_RULE } from '../../lib/guards/rate-state';
 import type { RateState } from '../../lib/guards/rate-state';
 
@@ -22,6 +23,24 @@ test('a pause (a Retry-After, a spent quota the gate believed) holds whatever wa
   const now = T0 + 900;
   const after = throttled(withSuccessesAt([T0 + 650]), now, { sentAt: now, pauseMs: 1500, graceMs: 0 });
   expect(after.pausedUntil).toBe(now + 1500);
+});
+
+test("a fleet's start is the sum of what its processes were served at, until it cuts or is past joinMs old", () => {
+  const report = { sentAt: -Infinity, pauseMs: undefined, graceMs: 0, successes: 0, policyRate: undefined };
+  // One process engaged at the 40 a second it was served; another, of the same burst, was served 35.
+  const first = throttle(undefined, T0, { ...report, startRate: 40 });
+  const both = throttle(first, T0 + 50, { ...report, startRate: 35 });
+  expect([both.ratePerSecond, both.capacity]).toEqual([75, 75]);
+  // Under a policy's ceiling (97 a second for 100) the sum is capped.
+  const capped = throttle(throttle(undefined, T0, { ...report, startRate: 60, policyRate: 100 }), T0 + 50, {
+    ...report,
+    startRate: 60,
+  });
+  expect(capped.ratePerSecond).toBeCloseTo(97, 9);
+  // A process that engages after joinMs, or after a cut, adds nothing.
+  expect(throttle(first, T0 + RATE_RULE.joinMs + 1, { ...report, startRate: 35 }).ratePerSecond).toBe(40);
+  const cut = throttled(first, T0 + 200, { sentAt: T0 + 200, pauseMs: undefined, graceMs: 0 });
+  expect(throttle(cut, T0 + 300, { ...report, startRate: 35 }).ratePerSecond).toBe(cut.ratePerSecond);
 });
 
 test('a scope is served while it engaged less than a second ago, or a success was counted within the last second', () => {

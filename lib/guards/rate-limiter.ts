@@ -1,46 +1,26 @@
 import { TurnQueue } from './turn-queue';
 import type { Turn } from './turn-queue';
-import { atLimit, counted, paused, serving, take, throttle, withPolicy } from './rate-rule';
+import { atLimit, engaged, paused, throttle, withPolicy } from './rate-rule';
+import { admitted, nextSendAt, waitMs } from './rate-pace';
+import { counted, serving } from './rate-count';
 import { RATE_RULE } from './rate-state';
 import { WindowQuota } from './window-quota';
 import type { RateState } from './rate-state';
 import type { QuotaWord } from './refill-evidence';
-import type { LimiterState, RateLimitEvent, RateLimitPacing, RateLimiterView } from '../types';
+import type { LimiterState, PacingThrottle, RateLimitEvent, RateLimitPacing, RateLimiterView } from '../types';
 
 /**
  * The adaptive rate limiter of one rate-limit scope (a route, a model, a quota the server names, an
- * origin; or a `rateLimit.key`). It is off, and costs nothing, until the scope is throttled with a
- * hint, or refused often enough to show the rate is the cause (`Evidence` in `rate-limiters.ts`);
- * then calls wait their turn in a FIFO queue, released at the send times the rate rule
- * (`rate-rule.ts`, through its compositions `take` and `throttle`) grants, and it switches itself off
- * again once throttling stops (`relaxMs` without a throttle, with an empty queue). What it adds to
- * the rule is the process's part: the queue and its timer, and the fleet's pacing when shared. A
- * hold (a spent quota's reset, a long server wait) holds the whole queue until then.
+ * origin; or a `rateLimit.key`). Off, and free, until the scope is throttled with a hint or its bare
+ * refusals show the rate is the cause (`bare-refusals.ts`); then calls wait their turn in a FIFO
+ * queue, released at the send times its pace grants (`rate-pace.ts`: the rule's, `rate-rule.ts`, or
+ * the fleet's), and it switches off once throttling stops (`relaxMs` without a throttle, the queue
+ * empty). A hold (a spent quota's reset, a long server wait) holds the whole queue until then.
  *
- * Pure of axios: times come from the injected clock. Its one timer runs only while a call waits
- * for its turn, and is referenced, as plain axios's pending socket is: a script whose last call
- * waits here stays alive until the call settles. The timer goes when the last waiting call leaves.
+ * Pure of axios: times come from the injected clock. Its one timer runs only while a call waits,
+ * and is referenced, as plain axios's pending socket is: a script whose last call waits here stays
+ * alive until the call settles. The timer goes when the last waiting call leaves.
  */
-
-/** What a limiter is told about a throttle. */
-export interface Throttle {
-  /** When the throttled attempt was sent (the clock's ms); earlier than the last cut means "already answered". */
-  sentAt: number;
-  /**
-   * Hold the scope this long (the gate's `holdOf`): a spent quota's reset (past `maxDelayMs` not
-   * clamped: calls are then refused until it, see `heldForMs`), or a long server wait.
-   */
-  pauseMs?: number | undefined;
-  /** A rate the server's policy states, per second. */
-  policyRate?: number | undefined;
-  /** Nothing but the status said it was a throttle: no wait, no quota, no policy (see `RATE_RULE.noise`). */
-  hintless?: boolean | undefined;
-  /** Successes per second the scope was served at before it engaged: pacing starts there. */
-  startRate?: number | undefined;
-}
-
-/** A scope key (`rate-limiters.ts`): an origin, a space, then the scope within it. */
-const SCOPED = /^([a-z][a-z0-9+.-]*:\/\/[^ ]*) (.+)$/;
 
 export class RateLimiter implements RateLimiterView {
   state: LimiterState = 'off';
@@ -50,7 +30,7 @@ export class RateLimiter implements RateLimiterView {
   private lastThrottleAt = -Infinity;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private readonly window = new WindowQuota();
-  /** The origin and the scope within it that the key names (`scopeOf`), for events and views. */
+  /** The origin and the scope within it that the key names (`scopeOf`: the origin, a space, the scope), for events and views. */
   readonly where: { origin: string; scope?: string };
 
   constructor(
@@ -58,14 +38,10 @@ export class RateLimiter implements RateLimiterView {
     private readonly now: () => number,
     private readonly maxQueue: number,
     private readonly onChange?: (event: RateLimitEvent) => void,
-    /**
-     * The fleet's send times, when the limiter is shared (`rateLimit.shared`): while `active`, the
-     * limiter keeps its queue, bound and on/off state but releases calls at the times it holds; what
-     * it observes (successes, throttles, a policy's rate) goes to the fleet too.
-     */
+    /** The fleet's send times, when shared (`rateLimit.shared`); what the limiter observes goes to the fleet too. */
     private readonly pacing?: RateLimitPacing,
   ) {
-    const scoped = SCOPED.exec(key);
+    const scoped = /^([a-z][a-z0-9+.-]*:\/\/[^ ]*) (.+)$/.exec(key);
     this.where = scoped === null ? { origin: key } : { origin: scoped[1]!, scope: scoped[2]! };
   }
 
@@ -101,22 +77,15 @@ export class RateLimiter implements RateLimiterView {
     return this.where.scope === undefined ? view : { ...view, scope: this.where.scope };
   }
 
-  /**
-   * How long a call asking now would wait for its turn (ms), by the current rate and queue; 0 when
-   * it would go at once.
-   */
+  /** How long a call asking now would wait for its turn (ms), by the pace and queue; 0 when it would go at once. */
   expectedWaitMs(now = this.now()): number {
     const rule = this.rule;
-    if (rule === undefined) return 0;
-    if (this.pacing?.active) return this.pacing.expectedWaitMs(this.queued, now);
-    const start = Math.max(now, rule.nextAt, rule.pausedUntil, this.window.heldUntil(now));
-    return start - now + (this.queued * 1000) / rule.ratePerSecond;
+    return rule === undefined ? 0 : waitMs(rule, this.pacing, this.queued, now, this.window.heldUntil(now));
   }
 
   /**
-   * A turn for one attempt: `'go'` at once (returned synchronously) when it may go now, else a
-   * promise of the turn and a `cancel` that gives the place up (the call was aborted). `'full'`:
-   * the queue is at its bound.
+   * A turn for one attempt: `'go'` at once (synchronously) when it may go now, `'full'` at the queue's
+   * bound, else a promise of the turn and a `cancel` that gives the place up (the call was aborted).
    */
   acquire(): Turn | { turn: Promise<Turn>; cancel: () => void } {
     if (this.state === 'off') return 'go';
@@ -146,24 +115,26 @@ export class RateLimiter implements RateLimiterView {
     this.maybeRelax(now);
   }
 
-  /** The server throttled an attempt (a 429, a 503 with `Retry-After`, or a spent quota). */
-  throttled(report: Throttle, now = this.now()): void {
+  /**
+   * The server throttled an attempt (a 429, a 503 with `Retry-After`, or a spent quota). `pauseMs`
+   * holds the scope (the gate's `holdOf`): a spent quota's reset (past `maxDelayMs` not clamped: calls
+   * are then refused until it, see `heldForMs`), or a long server wait.
+   */
+  throttled(report: PacingThrottle, now = this.now()): void {
     this.lastThrottleAt = now;
-    const { sentAt, pauseMs, policyRate, hintless, startRate } = report;
     // The fleet hears it first, so the send times this limiter then asks for follow the report.
-    this.pacing?.throttled({ sentAt, pauseMs, policyRate, hintless, startRate }, now);
-    const was = this.rule;
-    this.rule = throttle(was, now, { sentAt, pauseMs, graceMs: 0, hintless, successes: 0, policyRate, startRate });
-    if (was === undefined) this.engage();
+    this.pacing?.throttled(report, now);
+    const off = this.rule === undefined;
+    this.rule = throttle(this.rule, now, { ...report, graceMs: 0, successes: 0 });
+    if (off) this.engage();
     this.schedule(now);
   }
 
   /**
-   * A success said the quota is spent. The pace is at the server's limit, so it does not grow for a
-   * step (a refusal, not this, cuts it: a bucket drained to its last token is no sign the pace is too
-   * fast), and the scope is held for `pauseMs`: the server said when the next request is free.
+   * A success said the quota is spent: the pace is at the server's limit, so it does not grow for a step
+   * (a bucket drained to its last token is no sign it is too fast), and the scope is held for `pauseMs`.
    */
-  spentOnSuccess(hold: Pick<Throttle, 'pauseMs'>): void {
+  spentOnSuccess(hold: Pick<PacingThrottle, 'pauseMs'>): void {
     if (this.rule === undefined) return;
     const now = this.now();
     this.rule = atLimit(this.rule, now);
@@ -173,15 +144,14 @@ export class RateLimiter implements RateLimiterView {
     }
   }
 
-  /** The scope is being served (`serving` in `rate-rule.ts`): its refusals are load, not a server refusing all. */
+  /** The scope is being served (`rate-count.ts`): its refusals are load, not a server refusing all. */
   serving(now = this.now()): boolean {
     return this.rule !== undefined && serving(this.rule, now);
   }
 
   /** How long this key is held from now (a server's pause, a spent quota's reset); 0 when it is not. */
   heldForMs(now = this.now()): number {
-    const until = this.pacing?.active ? this.pacing.pausedUntil : (this.rule?.pausedUntil ?? 0);
-    return Math.max(0, until - now);
+    return Math.max(0, (this.pacing?.active ? this.pacing.pausedUntil : (this.rule?.pausedUntil ?? 0)) - now);
   }
 
   /** What an answer said of the quota (`WindowQuota`): a fixed window's count gates the calls; a refilling limiter paces. */
@@ -207,13 +177,7 @@ export class RateLimiter implements RateLimiterView {
     if (this.rule !== undefined) return;
     const now = this.now();
     this.lastThrottleAt = now;
-    this.rule = throttle(undefined, now, {
-      sentAt: now,
-      pauseMs: undefined,
-      graceMs: 0,
-      successes: 0,
-      policyRate: undefined,
-    });
+    this.rule = engaged(now, Infinity, undefined);
     this.engage();
   }
 
@@ -230,31 +194,13 @@ export class RateLimiter implements RateLimiterView {
     this.onChange?.({ ...this.where, state: 'engaged', ratePerSecond: this.rule!.ratePerSecond });
   }
 
-  /**
-   * Whether one call may go now, taking its send time if so: not while a window's quota is spent by
-   * the calls sent since its last word (`heard`); then by the pace (`admitted`).
-   */
+  /** Whether one call may go now, taking its send time if so: not while a window's quota is spent (`heard`), then by the pace. */
   private goesNow(now: number): boolean {
-    if (this.window.heldUntil(now) > 0 || !this.admitted(now)) return false;
-    this.window.sent(now);
-    return true;
-  }
-
-  /**
-   * Whether the pace lets one call go now, taking its send time if so: the fleet's, while shared (the
-   * store moves the rate), else the rule's (`take`: grown while calls wait beyond the rate, then booked).
-   */
-  private admitted(now: number): boolean {
-    if (this.pacing?.active) {
-      const next = this.pacing.next(now);
-      if (next === undefined || now < next) return false;
-      this.pacing.use();
-      return true;
-    }
-    if (this.rule === undefined) return true;
-    const booking = take(this.rule, now, { successes: 0, policyRate: undefined, demand: this.queued > 0 }, 1, 0);
-    this.rule = booking.state;
-    return booking.granted > 0;
+    if (this.window.heldUntil(now) > 0) return false;
+    const { rule, go } = admitted(this.rule, this.pacing, now, this.queued > 0);
+    this.rule = rule;
+    if (go) this.window.sent(now);
+    return go;
   }
 
   private schedule(now: number): void {
@@ -262,7 +208,7 @@ export class RateLimiter implements RateLimiterView {
     this.timer = undefined;
     this.pacing?.want(this.queued, this.wake);
     if (this.queued === 0 || this.rule === undefined) return;
-    const paced = this.pacing?.active ? this.pacing.next(now) : Math.max(this.rule.nextAt, this.rule.pausedUntil);
+    const paced = nextSendAt(this.rule, this.pacing, now);
     // Shared, with no send time held yet: the store's answer (or the pacing's own timer) wakes the queue.
     if (paced === undefined) return;
     const at = Math.max(paced, this.window.heldUntil(now));

@@ -1,3 +1,4 @@
+import { BareRefusals } from './bare-refusals';
 import { BoundedMap, routePattern } from './origins';
 import { RATE_RULE } from './rate-state';
 import { RateLimiter } from './rate-limiter';
@@ -14,20 +15,9 @@ import type { RateLimitEvent, RateLimitStore } from '../types';
  * - a route (the method and the path with its ids folded);
  * - the origin, only once several routes were throttled within `relaxMs` (the origin itself is limited).
  * `rateLimit.key` replaces all of it with the caller's key. A key that never throttled has no
- * limiter, and a call to it pays one field check (`engaged`).
- *
- * A throttle with no hint (a bare 429: no wait, no rate-limit field) engages nothing by itself: a
- * server that refuses a share of calls at random refuses it at any rate, and pacing every other call
- * for it made them slower than plain axios. Such refusals engage their scope's limiter only once they
- * are a share of its answers no chance could make (at least `EVIDENCE.refusals` of them, within an
- * `EVIDENCE.windowMs` window): half of them, held for `EVIDENCE.soonestMs` (a storm), or a fifth, held
- * for `EVIDENCE.heldMs`. Then the rate is the cause. A burst the callers' own backoff resolves (a server
- * allowing ten requests in flight, met by twenty at once) engages nothing. Until then each refused
- * call waits its own backoff, as a 503's would.
+ * limiter, and a call to it pays one field check (`engaged`). A throttle with no hint engages its
+ * scope only once its bare refusals show the rate is the cause (`bare-refusals.ts`).
  */
-
-/** When bare refusals show that the rate causes them. */
-export const EVIDENCE = { refusals: 5, storm: 0.5, soonestMs: 200, share: 0.2, heldMs: 1000, windowMs: 2000 } as const;
 
 /** Routes throttled within `relaxMs` at which the origin itself counts as limited. */
 const SEVERAL_ROUTES = 3;
@@ -53,18 +43,22 @@ interface Book {
   throttled: Map<string, number>;
   /** The origin itself is limited until then (renewed by each throttle of its routes). */
   widenedUntil: number;
-  /** Bare refusals per key in the current window, and the origin's successes in it. */
-  refusals: Map<string, number>;
-  successes: number;
-  windowStart: number;
 }
 
 export class RateLimiters {
   /** Limiters now on. While it is 0, no call looks a limiter up. */
   engaged = 0;
-  /** Scopes whose bare refusals are being weighed now. While it is 0, a success counts nothing here. */
+  /** Scopes whose bare refusals are being weighed now (`BareRefusals`). While it is 0, a success counts nothing here. */
   weighing = 0;
   private readonly entries: BoundedMap<RateLimiter>;
+  private readonly bare: BareRefusals;
+  /**
+   * A bare refusal (no hint) of a call under `key`: whether the scope's bare refusals now show the
+   * rate is the cause, and if so the rate its origin was served at in the window (`bare-refusals.ts`).
+   */
+  readonly refusedBare: BareRefusals['refused'];
+  /** A success at `origin`: counted where bare refusals are being weighed (callers check `weighing`). */
+  readonly succeeded: BareRefusals['succeeded'];
   private readonly books: BoundedMap<Book>;
 
   constructor(
@@ -79,7 +73,10 @@ export class RateLimiters {
       if (limiter.state === 'on') this.engaged--;
       limiter.close();
     });
-    this.books = new BoundedMap(maxOrigins, (book) => void (this.weighing -= book.refusals.size));
+    this.books = new BoundedMap(maxOrigins);
+    this.bare = new BareRefusals(maxOrigins, this);
+    this.refusedBare = this.bare.refused;
+    this.succeeded = this.bare.succeeded;
     // Another process's first throttle engages this process's limiter too, before its own 429.
     store?.start?.((key) => this.for(key).join());
   }
@@ -184,53 +181,14 @@ export class RateLimiters {
     return `${origin} ${route}`;
   }
 
-  /**
-   * A bare refusal (no hint) of a call under `key`: whether the scope's bare refusals now show the
-   * rate is the cause (`EVIDENCE`), and if so the rate its origin was served at in the window.
-   */
-  refusedBare(origin: string, key: string, now: number): { served: number } | undefined {
-    const book = this.books.getOrCreate(origin, newBook);
-    const span = this.turn(book, now);
-    const refused = (book.refusals.get(key) ?? 0) + 1;
-    if (refused === 1) this.weighing++;
-    book.refusals.set(key, refused);
-    const share = refused / (refused + book.successes);
-    const shown =
-      refused >= EVIDENCE.refusals &&
-      ((span >= EVIDENCE.soonestMs && share >= EVIDENCE.storm) || (span >= EVIDENCE.heldMs && share >= EVIDENCE.share));
-    if (!shown) return undefined;
-    book.refusals.delete(key);
-    this.weighing--;
-    return { served: (book.successes * 1000) / Math.max(RATE_RULE.stepMs, span) };
-  }
-
-  /** A success at `origin`: counted where bare refusals are being weighed (`refusedBare`; callers check `weighing`). */
-  succeeded(origin: string, now: number): void {
-    const book = this.books.get(origin);
-    if (book === undefined || book.refusals.size === 0) return;
-    this.turn(book, now);
-    book.successes++;
-  }
-
   /** Releases every queued call and stops every timer (and the store's, if it has any). */
   async close(): Promise<void> {
     for (const limiter of this.entries.values()) limiter.close();
     this.entries.clear();
     this.books.clear();
+    this.bare.clear();
     this.engaged = 0;
-    this.weighing = 0;
     await this.store?.close?.();
-  }
-
-  /** Starts a new evidence window when the last one is over; returns how long the current one has run. */
-  private turn(book: Book, now: number): number {
-    if (now - book.windowStart >= EVIDENCE.windowMs) {
-      book.windowStart = now;
-      book.successes = 0;
-      this.weighing -= book.refusals.size;
-      book.refusals.clear();
-    }
-    return now - book.windowStart;
   }
 
   private readonly changed = (event: RateLimitEvent): void => {
@@ -254,9 +212,6 @@ function newBook(): Book {
     modelRoutes: new Set(),
     throttled: new Map(),
     widenedUntil: 0,
-    refusals: new Map(),
-    successes: 0,
-    windowStart: -Infinity,
   };
 }
 

@@ -1,5 +1,7 @@
 import { RATE_RULE } from './rate-state';
 import type { RateState } from './rate-state';
+import type { PacingThrottle } from '../types';
+import { counted, measured, withinNoise } from './rate-count';
 
 /**
  * The rate rule: how an engaged limiter's rate moves and which send times it grants, as pure
@@ -21,6 +23,7 @@ import type { RateState } from './rate-state';
  *   (`noise`): a server or proxy that refuses a share of calls at random refuses it at any rate,
  *   and cutting for each took the rate down to a trickle;
  * - **pause**: a server's wait holds every send time until it ends.
+ * What it counts (successes and throttles per step, the measured capacity) is `rate-count.ts`.
  * Switching off again (`relaxMs` without a throttle) is the holder's: a process relaxes when its
  * queue is empty, the fleet's Redis hash expires.
  */
@@ -55,6 +58,19 @@ export function engaged(now: number, ceiling: number, pauseMs: number | undefine
   return paused(state, now, pauseMs);
 }
 
+/**
+ * Another process of the fleet engaged too, by a throttle of the same burst, having seen its scope
+ * served at `share` per second: each process was served its share, so the fleet's start (rate and
+ * capacity, under the ceiling) is their sum, while it is young (`joinMs`) and uncut. One process
+ * alone reports its rate once, when it engages.
+ */
+export function joined(state: RateState, now: number, share: number): RateState {
+  if (state.lastCutAt !== state.engagedAt || now - state.engagedAt > R.joinMs) return state;
+  const ratePerSecond = Math.min(state.ratePerSecond + share, state.ceiling);
+  const capacity = state.capacity === undefined ? undefined : Math.min(state.capacity + share, state.ceiling);
+  return { ...state, ratePerSecond, capacity };
+}
+
 /** A server's policy states its rate (per second): pace a little under it. */
 export function withPolicy(state: RateState, policyRate: number): RateState {
   const ceiling = policyRate * R.policyShare;
@@ -66,23 +82,6 @@ export function withPolicy(state: RateState, policyRate: number): RateState {
   };
 }
 
-/** `count` more successes and `refused` more throttles, in the buckets of `now`. */
-export function counted(state: RateState, now: number, count: number, refused = 0): RateState {
-  const step = Math.floor(now / R.stepMs);
-  const moved = Math.min(Math.max(0, step - state.lastStep), R.windowSteps);
-  const successes = added(state.successes, moved, count);
-  const refusals = added(state.refusals, moved, refused);
-  return { ...state, successes, refusals, lastStep: Math.max(state.lastStep, step) };
-}
-
-/** A window's buckets `moved` steps on, `count` added to the newest (a new array). */
-function added(buckets: number[], moved: number, count: number): number[] {
-  const kept = buckets.slice(moved);
-  while (kept.length < R.windowSteps) kept.push(0);
-  kept[R.windowSteps - 1]! += count;
-  return kept;
-}
-
 /** Holds send times for `pauseMs` from now. */
 export function paused(state: RateState, now: number, pauseMs: number | undefined): RateState {
   if (pauseMs === undefined || !(pauseMs > 0)) return state;
@@ -91,15 +90,8 @@ export function paused(state: RateState, now: number, pauseMs: number | undefine
   return { ...state, pausedUntil, pauseEndsAt: pauseMs >= R.longPauseMs ? pausedUntil : state.pauseEndsAt };
 }
 
-/** What a throttle tells the rule: when its attempt was sent, and the pause the server asked for. */
-export interface ThrottleFacts {
-  sentAt: number;
-  pauseMs: number | undefined;
-  /** Throttles of attempts sent up to this long after the last cut were caused by the old rate. */
-  graceMs: number;
-  /** The throttle said nothing but its status: no wait, no spent quota, no policy (it may be `noise`). */
-  hintless?: boolean | undefined;
-}
+/** What a throttle tells the rule: when its attempt was sent, the pause asked for, the grace after a cut. */
+export type ThrottleFacts = Pick<ThrottleReport, 'sentAt' | 'pauseMs' | 'graceMs' | 'hintless'>;
 
 /** A throttle of an engaged limiter: cut once per burst unless it is noise, and pause. */
 export function throttled(state: RateState, now: number, facts: ThrottleFacts): RateState {
@@ -116,37 +108,6 @@ export function throttled(state: RateState, now: number, facts: ThrottleFacts): 
   const gentle = pauseMs !== undefined && pauseMs >= R.longPauseMs;
   const refusals = new Array<number>(R.windowSteps).fill(0);
   return paused({ ...next, capacity, ratePerSecond, lastCutAt: now, probeSteps: 0, gentle, refusals }, now, pauseMs);
-}
-
-/**
- * Past slow start, the throttles since the last cut (a cut clears them; this one counted) are within
- * `noise` of the window's answers: as likely refusals the rate does not cause as a limit passed.
- */
-function withinNoise(state: RateState): boolean {
-  if (state.capacity === undefined) return false;
-  let refused = 0;
-  let answers = 0;
-  for (let i = 0; i < R.windowSteps; i++) {
-    refused += state.refusals[i]!;
-    answers += state.refusals[i]! + state.successes[i]!;
-  }
-  return refused <= answers * R.noise;
-}
-
-/** The scope is being served: a success counted within the last second, or engaged less than a second ago. */
-export function serving(state: RateState, now: number): boolean {
-  const window = R.windowSteps * R.stepMs;
-  return now - state.engagedAt < window || countedAfter(state, now - window);
-}
-
-/** Successes were counted in a step after `at`'s (within the measuring window). */
-export function countedAfter(state: RateState, at: number): boolean {
-  const after = Math.floor(at / R.stepMs);
-  const buckets = state.successes;
-  for (let i = 0; i < buckets.length; i++) {
-    if (state.lastStep - (buckets.length - 1 - i) > after && buckets[i]! > 0) return true;
-  }
-  return false;
 }
 
 /**
@@ -206,30 +167,6 @@ export function booked(state: RateState, now: number, count: number, aheadMs: nu
 }
 
 /**
- * Successes per second over the last second (since engaging, and out of a long pause), once enough was
- * measured to believe: long enough, and at least `leastBelieved` of the rate.
- */
-export function measured(state: RateState, now: number): number | undefined {
-  const since = now - Math.max(state.engagedAt, state.pauseEndsAt);
-  if (since < 2 * R.stepMs) return undefined;
-  const buckets = state.successes;
-  const into = now - state.lastStep * R.stepMs;
-  const rateOver = (steps: number): number => {
-    const span = Math.min(steps * R.stepMs, since);
-    const counted = Math.min(buckets.length, Math.ceil(span / R.stepMs) + 1);
-    let sum = 0;
-    for (let i = buckets.length - counted; i < buckets.length; i++) sum += buckets[i]!;
-    // The current bucket is partly filled: the span runs to its start plus the time into it.
-    return (sum * 1000) / Math.max(R.stepMs, Math.min(since, (counted - 1) * R.stepMs + into));
-  };
-  // Past slow start a short window would read the burst a server grants after a pause as its rate.
-  if (state.capacity !== undefined && since < (R.windowSteps * R.stepMs) / 2) return undefined;
-  const rate =
-    state.capacity !== undefined ? rateOver(R.windowSteps) : Math.max(rateOver(R.windowSteps), rateOver(R.recentSteps));
-  return rate >= state.ratePerSecond * R.leastBelieved ? rate : undefined;
-}
-
-/**
  * The rule's two compositions, and the only way a holder moves a state: the process's limiter
  * (`guards/rate-limiter.ts`), the fleet's Lua (`redis/rate-rule-script.ts`, the same steps line for
  * line) and the parity test run these.
@@ -250,12 +187,14 @@ export function take(
   return booked(grown(s, now, facts.demand, facts.lagMs), now, count, aheadMs);
 }
 
-/** What a throttle reports to its holder: the facts the rule cuts by, what was counted since, and how engaging starts. */
-export interface ThrottleReport extends ThrottleFacts {
+/**
+ * What a throttle reports to its holder (a limiter's `PacingThrottle`, as the fleet is told it too),
+ * what was counted since, and the grace after a cut: throttles of attempts sent up to `graceMs` after
+ * it were caused by the old rate.
+ */
+export interface ThrottleReport extends PacingThrottle {
+  graceMs: number;
   successes: number;
-  policyRate: number | undefined;
-  /** Successes per second the scope was served at before its first throttle (`engaged`). */
-  startRate?: number | undefined;
 }
 
 /**
@@ -270,5 +209,6 @@ export function throttle(state: RateState | undefined, now: number, report: Thro
   }
   let s = counted(state, now, report.successes);
   if (policyRate !== undefined) s = withPolicy(s, policyRate);
+  if (report.startRate !== undefined) s = joined(s, now, report.startRate);
   return throttled(s, now, report);
 }

@@ -34,6 +34,11 @@ export const RATE_RULE = {
   gentleProbe: 0.0002,
   /** A pause at least this long empties the measuring window, and makes probing gentle. */
   longPauseMs: 200,
+  /**
+   * For this long after a fleet engaged (before its first cut), each other process's first throttle
+   * adds the rate it saw its scope served at: the fleet was served the sum of their shares.
+   */
+  joinMs: 500,
   /** Quiet time after which an engaged limiter switches off. */
   relaxMs: 5000,
   /** The share of a stated policy's rate paced at: a little under it, so the quota is not spent. */

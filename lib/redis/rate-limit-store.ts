@@ -1,6 +1,6 @@
 import { RATE_RULE } from '../guards/rate-state';
 import { StoreHealth, warnOnce } from '../guards/store-health';
-import type { RateLimitGrant, RateLimitSchedule, RateLimitStore, StoreEvent } from '../types';
+import type { RateLimitSchedule, RateLimitStore, StoreEvent } from '../types';
 import { isReady, listen, Script, selfId } from './client';
 import { takeArgs, TAKE_SCRIPT, throttleArgs, THROTTLE_SCRIPT } from './rate-rule-script';
 import { RoundTrips } from './round-trips';
@@ -94,7 +94,7 @@ export function redisRateLimitStore(
       }
       const [now, , granted, first, interval, retryAt, rate, paused, relaxAt] = reply.map(num);
       const on = reply[1] === 'on';
-      const grant: RateLimitGrant = {
+      return {
         now: now!,
         state: on ? 'on' : 'off',
         granted: granted!,
@@ -105,22 +105,13 @@ export function redisRateLimitStore(
         pausedUntil: paused!,
         relaxAt: relaxAt!,
       };
-      return grant;
     },
     async throttle(key, report, successes) {
       // An attempt that was not paced has no send time the fleet could compare: "long ago".
       const ageMs = Math.min(report.ageMs, 1e9);
       // Send times granted before a cut reach the server up to the horizon and a round trip later.
-      const args = throttleArgs(
-        { successes, policyRate: report.policyRate },
-        {
-          ageMs,
-          pauseMs: report.pauseMs,
-          graceMs: HORIZON_MS + roundTrips.longest(),
-          hintless: report.hintless,
-          startRate: report.startRate,
-        },
-      );
+      const graceMs = HORIZON_MS + roundTrips.longest();
+      const args = throttleArgs({ successes, policyRate: report.policyRate }, { ...report, ageMs, graceMs });
       let reply: unknown[];
       try {
         reply = await ask(throttle, key, args);
