@@ -7,4 +7,5 @@ export type * from './request-options';
 export type * from './part-options';
 export type * from './events';
 export type * from './guards';
+export type * from './rate-limit-store';
 export type * from './chaos';

@@ -1,6 +1,7 @@
 /** The settings of the parts a call passes through: keys, the breaker, the rate limiter, hedging. */
 import type { InternalAxiosRequestConfig } from 'axios';
-import type { BreakerSync, RateLimitStore } from './guards';
+import type { BreakerSync } from './guards';
+import type { RateLimitStore } from './rate-limit-store';
 
 /** The adaptive per-origin rate limiter's settings (see `rateLimit`). */
 export interface RateLimitOptions {
