@@ -23,6 +23,7 @@ import axiosRetry, { exponentialDelay } from 'axios-retry';
 import type { IAxiosRetryConfig } from 'axios-retry';
 import * as rax from 'retry-axios';
 import type { RetryPluginOptions } from '../lib';
+import { CALL_ID } from './server';
 import type { ServerOptions, ServerStats } from './server';
 
 type Flag = string | number | boolean | undefined;
@@ -242,9 +243,6 @@ export function shuffle<T>(items: T[], random: () => number): T[] {
   }
   return items;
 }
-
-/** The request header that names a call, the same on its retries, so the server can tell calls apart. */
-export const CALL_ID = 'x-call-id';
 
 /** One call as the socket benches record it. */
 export interface Call {
