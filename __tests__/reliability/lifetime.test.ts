@@ -44,6 +44,8 @@ const LINGER_MS = 1000;
 
 let server: TestServer;
 const hits = new Map<string, number>();
+/** Requests per whole URL (a call of the `queued` scenario has its own path). */
+const perUrl = new Map<string, number>();
 
 /**
  * The server each scenario waits on, by the first segment of the path (the second is the child's
@@ -58,8 +60,12 @@ function answer(url: string, n: number): { status: number; headers?: Record<stri
       // The server pauses the origin for 300 ms (read before Retry-After, which counts in seconds).
       return n === 1 ? { status: 429, headers: { 'retry-after-ms': '300' } } : { status: 200 };
     case 'queued':
-      // Three calls refused under a stated policy of 4 a second: their retries queue at its pace.
-      return n <= 3 ? { status: 429, headers: { 'ratelimit-policy': '"p";q=4;w=1' } } : { status: 200 };
+      // Three calls, each refused once under a stated policy of 4 a second: their retries queue at its
+      // pace. Counted per call (its own path), not by arrival: on a loaded host a call's first request can
+      // reach the server after another call's retry.
+      return (perUrl.get(url) ?? 0) === 1
+        ? { status: 429, headers: { 'ratelimit-policy': '"p";q=4;w=1' } }
+        : { status: 200 };
     case 'hedged':
       return { status: 200, afterMs: 300 };
     case 'aborted-in-pause':
@@ -73,6 +79,7 @@ beforeAll(async () => {
     const key = req.url.split('/').slice(0, 3).join('/');
     const n = (hits.get(key) ?? 0) + 1;
     hits.set(key, n);
+    perUrl.set(req.url, (perUrl.get(req.url) ?? 0) + 1);
     const { status, headers, afterMs } = answer(req.url, n);
     setTimeout(() => res.writeHead(status, headers).end(), afterMs ?? 0);
   });

@@ -54,7 +54,11 @@ function runScenario(lib, name, base, tag) {
   });
   const client = axios.create({ baseURL: `${base}/${name}/${tag}` });
   plugin.install(client);
-  const calls = Array.from({ length: CALLS[name] || 1 }, () => ended(client.get('/', { signal: controller.signal })));
+  // Each call its own path (`/1`, `/2`: one route, ids folded), so the server can refuse each call's first
+  // request, whichever socket reaches it first.
+  const calls = Array.from({ length: CALLS[name] || 1 }, (_, i) =>
+    ended(client.get(`/${i + 1}`, { signal: controller.signal })),
+  );
   return Promise.all(calls);
 }
 
