@@ -76,9 +76,9 @@ async function loop(run: CallRun, first: Attempt | undefined): Promise<AxiosResp
   }
 }
 
-/** Puts a retry's body on the config (made afresh, or replayed), then runs `beforeAttempt` and sends one attempt (hedged when it may be). Never rejects. */
+/** Puts a retry's body on the config (made afresh, or replayed), then sends one attempt down the chain (`pipeline.ts`). Never rejects. */
 async function send(run: CallRun): Promise<Sent> {
-  const { config, options, state } = run;
+  const { config, state } = run;
   if (state.attempts > 0 && run.body.made) {
     const ended = await runHook(() => run.body.make(), run);
     // A body factory that throws fails the call with its own error: there is no body to send.
@@ -86,27 +86,7 @@ async function send(run: CallRun): Promise<Sent> {
   } else if (state.attempts > 0) {
     run.body.replay();
   }
-  const hook = options.beforeAttempt;
-  if (hook !== undefined) {
-    const info = { attempt: state.attempts + 1, timeLeftMs: run.deadline.timeLeft() };
-    const ended = await runHook(() => hook(config, info), run, info.timeLeftMs);
-    if (ended.how !== 'done') return { halt: ended };
-  }
-  const moved = await follow(run);
-  if (moved !== undefined) return { halt: moved };
   return attemptChain(run)(run, config);
-}
-
-/** Accounts the attempt to the origin a hook sent it to, if it moved (`CallRun.follow`); ends the call if that origin's guards refuse. */
-async function follow(run: CallRun): Promise<Halt | undefined> {
-  // Only a hook can have moved it.
-  if (run.options.onRetry === undefined && run.options.beforeAttempt === undefined) return undefined;
-  try {
-    return await run.follow();
-  } catch (error) {
-    // breaker.key() threw for the new origin: its error is the call's.
-    return { how: 'failed', error, own: true };
-  }
 }
 
 /** Plans the retry a decision allows: the plan's guards, then a budget token, then `onRetry`. */

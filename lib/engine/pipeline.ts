@@ -2,6 +2,7 @@ import type { AxiosResponse, InternalAxiosRequestConfig } from 'axios';
 import type { ResolvedHedge, ResolvedOptions } from '../policy/options';
 import type { CallRun } from './call-run';
 import { hedgeable, hedgedSend as race } from './hedge';
+import { runHook } from './hooks';
 import { takeTurn } from './rate-gate';
 import type { Halt } from './stop';
 
@@ -12,7 +13,8 @@ import type { Halt } from './stop';
  * value — an attempt's response or error, or the fact that stopped it before it was sent (`Halt`,
  * which `stop.ts` names) — never a throw. A rule a plugin cannot use is not in its chain at all.
  *
- * In order: the scope's rate limit (`pacing`: its turn at the gate), the deadline (`deadline`: the
+ * In order: the scope's rate limit (`pacing`: its turn at the gate), the hooks (`hooked`: `beforeAttempt`
+ * and a moved route, right before the send), the deadline (`deadline`: the
  * attempt's timeout is the time left), then the send itself, counted and numbered: over the caller's
  * adapter (`send`), or as a race of hedged copies when the options hedge (`hedgedSend`).
  */
@@ -49,7 +51,11 @@ export function attemptChain(run: CallRun): Send {
  */
 export function chainFor(options: ResolvedOptions, paced: boolean): Send {
   const chain = compose(
-    [paced ? pacing : undefined, options.deadlineMs === undefined ? undefined : deadline],
+    [
+      paced ? pacing : undefined,
+      options.beforeAttempt === undefined && options.onRetry === undefined ? undefined : hooked,
+      options.deadlineMs === undefined ? undefined : deadline,
+    ],
     options.hedge === false ? send : hedgedSend,
   );
   chains.set(options, chain);
@@ -62,6 +68,27 @@ const pacing: Strategy = (next) => (run, config) => {
   // Not paced: no promise to wait for, as before the limiter existed.
   if (turn === undefined) return next(run, config);
   return turn.then((refused) => (refused === undefined ? next(run, config) : { halt: refused }));
+};
+
+/**
+ * Right before the send, once the attempt's turn has come: `beforeAttempt`, then the route a hook moved
+ * the call to (`CallRun.follow`), whose guards may refuse it. Only with a hook (`onRetry` can move it too).
+ */
+const hooked: Strategy = (next) => async (run, config) => {
+  const hook = run.options.beforeAttempt;
+  if (hook !== undefined) {
+    const info = { attempt: run.state.attempts + 1, timeLeftMs: run.deadline.timeLeft() };
+    const ended = await runHook(() => hook(config, info), run, info.timeLeftMs);
+    if (ended.how !== 'done') return { halt: ended };
+  }
+  let moved: Halt | undefined;
+  try {
+    moved = await run.follow();
+  } catch (error) {
+    // breaker.key() threw for the new origin: its error is the call's.
+    return { halt: { how: 'failed', error, own: true } };
+  }
+  return moved === undefined ? next(run, config) : { halt: moved };
 };
 
 /** With a deadline, the attempt's timeout is the time it leaves; none left, the call stops (`deadline.ts`). */
