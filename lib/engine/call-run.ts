@@ -6,14 +6,14 @@ import { attachKey, callerKey, keysCall } from '../policy/idempotency';
 import type { ResolvedOptions } from '../policy/options';
 import { RetryToken } from '../guards/origin-budget';
 import { BodyPlan } from './body';
-import { gateFor, type BreakerGate } from './breaker-gate';
+import type { BreakerGate } from './breaker-gate';
 import type { Call, CallState } from './call';
 import type { Shared } from './context';
 import { Deadline } from './deadline';
 import type { Pushback } from './pushback';
 import type { Attempt } from './pipeline';
 import type { Halt } from './stop';
-import { destination, routeTo, type Route } from './route';
+import { destination, gateFor, routeTo, type Route } from './route';
 import { withChaos } from './chaos';
 
 /**

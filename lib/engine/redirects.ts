@@ -1,8 +1,7 @@
 import type { Guard } from '../guards/breaker';
 import { parseOrigin } from '../policy/origin';
 import type { CallRun } from './call-run';
-import { routeTo } from './route';
-import { gateFor } from './breaker-gate';
+import { gateFor, routeTo } from './route';
 import type { Route } from './route';
 
 /**
