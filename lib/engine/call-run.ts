@@ -2,7 +2,7 @@ import type { AxiosAdapter, AxiosError, AxiosResponse, InternalAxiosRequestConfi
 import { readAnswer, type Answer } from '../policy/answer';
 import { readFailure } from '../policy/classify';
 import { modelOf, routeOf } from '../policy/scope';
-import { attachKey, callerKey, keysCall } from '../policy/idempotency';
+import { callerKey } from '../policy/idempotency';
 import type { ResolvedOptions } from '../policy/options';
 import { RetryToken } from '../guards/origin-budget';
 import { BodyPlan } from './body';
@@ -14,11 +14,10 @@ import type { Pushback } from './pushback';
 import type { Attempt } from './pipeline';
 import type { Halt } from './stop';
 import { destination, gateFor, routeTo, type Route } from './route';
-import { withChaos } from './chaos';
 
 /**
  * One call as it reaches the adapter, from its first send to its end: made complete there
- * (`startRun`: its route, its key, its adapter, fault injection included), the one value every step
+ * (`run.ts`: its route, its key, its adapter, fault injection included), the one value every step
  * of the call is handed. Most calls are one attempt that succeeds (`run.ts`'s short way) and need
  * nothing more; a call the attempt loop takes gets what its retries need (`retrying`): its deadline,
  * its passage through the breaker, its retry token and its body's plan, and what the loop remembers
@@ -102,7 +101,7 @@ export class CallRun {
     this.pushback = { throttled: false, quotaWaitMs: undefined };
     // A caller's own key on a method the plugin does not key (a GET, a PUT) matters only now that
     // the call may be retried (a 409 is retried for a keyed call); it is the caller's, so deduped.
-    // (A call the plugin keyed, `startRun`, has its key already, or has none to find.)
+    // (A call the plugin keyed, `run.ts`, has its key already, or has none to find.)
     if (this.state.idempotencyKey === undefined) {
       const key = callerKey(config.headers, options);
       if (key !== undefined) {
@@ -187,47 +186,4 @@ export class CallRun {
     const failure = attempt.response === undefined ? readFailure(attempt.error, this.options) : undefined;
     return (this.answer = readAnswer(attempt, this.shared.now(), this.shared.dialects, failure));
   }
-}
-
-/** axios lower-cases the method; the decision table and the key settings speak upper case. */
-const UPPER = new Map(['get', 'post', 'put', 'patch', 'delete', 'head', 'options'].map((m) => [m, m.toUpperCase()]));
-
-/** Whether `origin`'s server is declared to dedupe the keys the plugin generates. */
-function dedupedAt(options: ResolvedOptions, origin: string): boolean {
-  return options.idempotencyKey !== false && options.idempotencyKey.serverDedupes(origin);
-}
-
-/**
- * Makes the call when it reaches the adapter: fixes its origin, its budget and breaker, its adapter
- * (with fault injection, when the call has `chaos`), and attaches its Idempotency-Key, here, once
- * per logical call, after every request interceptor. Throws for a key from a user's generator that is
- * no valid header value, or a `breaker.key()` that throws.
- */
-export function startRun(
-  config: InternalAxiosRequestConfig,
-  call: Call,
-  state: CallState,
-  base: AxiosAdapter,
-  shared: Shared,
-): CallRun {
-  const options = call.options;
-  const lower = config.method ?? 'get';
-  const method = UPPER.get(lower) ?? lower.toUpperCase();
-  const origin = destination(config);
-  // A call the plugin does not key (a GET) is looked at for a key of the caller's only if it fails.
-  if (keysCall(method, options, call.staleKey)) {
-    const key = attachKey(config.headers, method, options, call.staleKey);
-    if (key !== undefined) {
-      // The plugin's own key on a config re-sent after a failure is still the plugin's.
-      const generated = key.generated || key.key === call.ownKey;
-      state.idempotencyKey = key.key;
-      if (generated) call.generatedKey = key.key;
-      call.deduped = !generated || dedupedAt(options, origin);
-    }
-  }
-  let endpoint: string | undefined;
-  const endpointOf = (): string => (endpoint ??= routeOf(method, config));
-  const route = routeTo(origin, config, shared, state, options, endpointOf);
-  const sender = options.chaos === false ? base : withChaos(base, options.chaos, state, shared, options.attemptHeader);
-  return new CallRun(config, call, state, sender, shared, method, route, endpoint);
 }
