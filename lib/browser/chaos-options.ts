@@ -6,6 +6,7 @@
  */
 import { perRequestChaos } from '../policy/chaos-per-request';
 import type { ChaosSetting, ResolvedChaos } from '../policy/chaos-options';
+import type { withChaos } from '../engine/chaos';
 import { capabilityOf, notCarried, withCapability } from './capability';
 
 export type { ChaosSetting, ResolvedChaos };
@@ -13,7 +14,7 @@ export type { ChaosSetting, ResolvedChaos };
 /** What `axios-resilience/chaos` attaches: the real resolution and the adapter wrapper. */
 export interface ChaosCapability {
   resolve(where: string, value: unknown, base: false | ResolvedChaos | undefined): false | ResolvedChaos;
-  withChaos(run: unknown, chaos: ResolvedChaos): void;
+  withChaos: typeof withChaos;
 }
 
 export function resolveChaos(

@@ -11,7 +11,7 @@ import type { ChaosCapability } from './chaos-options';
 
 const code: ChaosCapability = {
   resolve: resolveChaos,
-  withChaos: withChaos as ChaosCapability['withChaos'],
+  withChaos,
 };
 
 export function chaos(options: ChaosOptions): ChaosOptions {

@@ -4,7 +4,7 @@
  * the gate; a plugin without has none, and each answer tells only its own call what to wait.
  */
 import type { AxiosResponse } from 'axios';
-import type { CallRun, CallStart } from '../engine/call-run';
+import type { CallRun } from '../engine/call-run';
 import type { Shared } from '../engine/context';
 import { pushbackOf } from '../engine/pushback';
 import type * as RateGate from '../engine/rate-gate';
@@ -15,7 +15,7 @@ import { CAPABILITY, capabilityOf } from './capability';
 import type { RateLimitCapability } from './rate-limit-options';
 
 /** The gate of the plugin's limiters, when it has them. */
-const gateOf = (run: CallStart): typeof RateGate | undefined =>
+const gateOf = (run: CallRun): typeof RateGate | undefined =>
   capabilityOf<RateLimitCapability>(run.shared.limiters)?.gate;
 
 /** The limiters, carrying their code so the steps below find it (one capability per plugin, nothing global). */
@@ -30,7 +30,7 @@ export function limitersFor(
   return Object.defineProperty(limiters, CAPABILITY, { value: code });
 }
 
-export function activeLimiter(run: CallStart): ReturnType<typeof RateGate.activeLimiter> {
+export function activeLimiter(run: CallRun): ReturnType<typeof RateGate.activeLimiter> {
   return gateOf(run)?.activeLimiter(run);
 }
 
@@ -40,7 +40,7 @@ export function observe(run: CallRun, answer: Answer): void {
   else gate.observe(run, answer);
 }
 
-export function noteSuccess(run: CallStart, response: AxiosResponse): void {
+export function noteSuccess(run: CallRun, response: AxiosResponse): void {
   gateOf(run)?.noteSuccess(run, response);
 }
 

@@ -8,7 +8,6 @@ import type { CallState } from './call';
 import { adapterKind, networkFailure, statusOutcome, timeoutError } from './chaos-outcome';
 import type { AdapterKind } from './chaos-outcome';
 import { markInjected, wrapsAdapter } from './chaos-mark';
-import type { CallStart } from './call-run';
 import type { Shared } from './context';
 import { cancellation, interruptible } from './hooks';
 import { destination } from './route';
@@ -21,11 +20,16 @@ import { destination } from './route';
  * the hooks see an injected 503 as they see a real one. Only calls with `chaos` get here.
  */
 
-/** Wraps the call's adapter in `chaos`; `retryState.injected` starts at 0. */
-export function withChaos(run: CallStart, chaos: ResolvedChaos): void {
-  const { base, state, shared, options } = run;
+/** The call's adapter wrapped in `chaos`; `retryState.injected` starts at 0. */
+export function withChaos(
+  base: AxiosAdapter,
+  chaos: ResolvedChaos,
+  state: CallState,
+  shared: Shared,
+  attemptHeader: string | false,
+): AxiosAdapter {
   state.injected = 0;
-  run.base = chaosAdapter(base, chaos, state, shared, options.attemptHeader);
+  return chaosAdapter(base, chaos, state, shared, attemptHeader);
 }
 
 /** The faults chosen for one attempt: at most one latency, and at most one outcome (a status or an error). */
@@ -175,7 +179,7 @@ class Faulted {
     // A signal aborted already fires no event: the wait would run its course.
     const ended =
       cancellation(config) === undefined
-        ? await interruptible(ms, { config, closers: this.shared.closers })
+        ? await interruptible(ms, { config, shared: this.shared })
         : { how: 'cancelled' };
     if (ended.how === 'done') return;
     releaseBody({ response: held });

@@ -1,4 +1,4 @@
-import type { AxiosAdapter, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
+import type { InternalAxiosRequestConfig } from 'axios';
 import type { BreakerRegistry } from '../guards/breaker';
 import type { CorsEvidence } from '../guards/cors';
 import type { RateLimiters } from '../guards/rate-limiters';
@@ -27,9 +27,4 @@ export interface Shared {
   dialects: Dialects | undefined;
   /** Observers added with `plugin.on()`. */
   listeners: Listeners;
-}
-
-/** Sends one attempt over the caller's adapter; a custom adapter may hand back a thenable. */
-export function dispatch(base: AxiosAdapter, config: InternalAxiosRequestConfig): Promise<AxiosResponse> {
-  return Promise.resolve(base(config));
 }

@@ -4,7 +4,6 @@ import { isStream, safeToRepeat } from '../policy/classify';
 import type { ResolvedHedge } from '../policy/options';
 import { releaseBody } from './body';
 import type { CallRun } from './call-run';
-import { dispatch } from './context';
 import type { Shared } from './context';
 import { cancellation } from './hooks';
 import { LatencyWindow } from '../guards/latency';
@@ -196,11 +195,11 @@ export function hedgedSend(
       const headers = AxiosHeaders.from(config.headers);
       // A copy says so, for servers and for the OpenTelemetry hook (axios-resilience/otel).
       if (index > 0 && attemptHeader !== false) headers.set(attemptHeader, `${state.attempts}; hedge`);
-      if (index === 0 || inPage === undefined) return dispatch(run.base, { ...copy, headers, signal });
+      if (index === 0 || inPage === undefined) return copyOver(run, { ...copy, headers, signal });
       // A browser holds a second request for the same URL until the first's response is in its
       // HTTP cache (the cache lock), which would make every copy as slow as the attempt it hedges.
       headers.set('Cache-Control', 'no-cache');
-      return dispatch(run.base, {
+      return copyOver(run, {
         ...copy,
         headers,
         signal,
@@ -231,4 +230,9 @@ async function mayHedge(run: CallRun, delayMs: number): Promise<boolean> {
   // An observer: what it throws does not stop the copy.
   notify(run.options.onHedge, { attempt: state.attempts, delayMs, config });
   return true;
+}
+
+/** Sends one copy over the caller's adapter (counted once for the race, in `pipeline.ts`); a custom adapter may hand back a thenable. */
+function copyOver(run: CallRun, config: InternalAxiosRequestConfig): Promise<AxiosResponse> {
+  return Promise.resolve(run.base(config));
 }

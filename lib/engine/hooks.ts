@@ -17,8 +17,8 @@ export type Ended =
 /** What a wait or hook can be ended by besides itself. */
 export interface Interrupts {
   config: InternalAxiosRequestConfig;
-  /** Ends pending waits and hooks when the plugin closes. */
-  closers: Set<() => void>;
+  /** `closers` end pending waits and hooks when the plugin closes. */
+  shared: { closers: Set<() => void> };
 }
 
 /** The CanceledError a cancelled call rejects with, or `undefined` when it was not cancelled. */
@@ -47,7 +47,7 @@ export function interruptible(work: number | Promise<unknown>, on: Interrupts, l
       if (timer !== undefined) clearTimeout(timer);
       signal?.removeEventListener?.('abort', onAbort);
       token?.unsubscribe(onAbort);
-      on.closers.delete(onClose);
+      on.shared.closers.delete(onClose);
       resolve(ended);
     };
     const onAbort = (): void => finish({ how: 'cancelled' });
@@ -64,7 +64,7 @@ export function interruptible(work: number | Promise<unknown>, on: Interrupts, l
     }
     signal?.addEventListener?.('abort', onAbort);
     token?.subscribe(onAbort);
-    on.closers.add(onClose);
+    on.shared.closers.add(onClose);
   });
 }
 

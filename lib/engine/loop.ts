@@ -4,8 +4,7 @@ import type { Decision } from '../policy/classify';
 import type { RetryEvent } from '../types';
 import { isInjected } from './chaos-mark';
 import { releaseBody } from './body';
-import { CallRun } from './call-run';
-import type { CallStart } from './call-run';
+import type { CallRun } from './call-run';
 import type { Attempt } from './pipeline';
 import { cancellation, interruptible, runHook } from './hooks';
 import { judge } from './judge';
@@ -29,21 +28,15 @@ import type { Halt } from './stop';
  * turns into a stop reason; only `finish` turns the outcome into the promise axios gets.
  */
 
-/** Runs a call's attempts through its breaker, from the first. */
-export function runAttempts(start: CallStart): Promise<AxiosResponse> {
-  const run = new CallRun(start, false);
+/**
+ * Runs a call's attempts through its breaker: from the first, or (`first`) on from a first attempt
+ * sent without the loop (the short way `run.ts` takes for most calls), which failed.
+ */
+export function runAttempts(run: CallRun, first: Attempt | undefined): Promise<AxiosResponse> {
   return run.gate.pass(
-    () => loop(run, undefined),
+    () => loop(run, first),
     () => finish(run, halt(run, { how: 'breaker' })),
   );
-}
-
-/**
- * Carries on after a first attempt sent without the loop (the short way `run.ts` takes for most
- * calls), from its failure. `counted`: it was sent under a closed breaker, which counts the call.
- */
-export function continueAfter(start: CallStart, first: Attempt, counted: boolean): Promise<AxiosResponse> {
-  return loop(new CallRun(start, counted), first);
 }
 
 async function loop(run: CallRun, first: Attempt | undefined): Promise<AxiosResponse> {

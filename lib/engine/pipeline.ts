@@ -98,31 +98,13 @@ const deadline: Strategy = (next) => (run, config) => {
 };
 
 /** Sends the attempt over the caller's adapter. */
-const send: Send = (run, config) => {
-  counted(run);
-  try {
-    // A custom adapter may hand back a thenable.
-    return Promise.resolve(run.base(config)).then(answered, failed);
-  } catch (error) {
-    // A custom adapter that throws instead of rejecting.
-    return Promise.resolve({ error });
-  }
-};
+const send: Send = (run, config) => run.dispatch(config).then(answered, failed);
 
 /** Sends the attempt as a race of copies when it may be sent twice (`hedge.ts`), else as `send` does. */
 const hedgedSend: Send = (run, config) => {
   if (!hedgeable(run)) return send(run, config);
-  counted(run);
-  return race(run, run.options.hedge as ResolvedHedge, config).then(answered, failed);
+  return run.dispatch(config, (copy) => race(run, run.options.hedge as ResolvedHedge, copy)).then(answered, failed);
 };
-
-/** An attempt going out: the budget's request and the retry token's spending counted, its number on its header. */
-function counted(run: CallRun): void {
-  const { options } = run;
-  run.sent();
-  run.token.spend();
-  if (options.attemptHeader !== false) run.config.headers.set(options.attemptHeader, String(run.state.attempts));
-}
 
 const answered = (response: AxiosResponse): Sent => ({ response });
 const failed = (error: unknown): Sent => ({ error });

@@ -4,7 +4,7 @@ import { RateLimiters } from '../guards/rate-limiters';
 import type { ResolvedRateLimit } from '../policy/rate-limit-options';
 import type { RateLimitEvent } from '../types';
 import { readAnswer, type Answer } from '../policy/answer';
-import type { CallRun, CallStart } from './call-run';
+import type { CallRun } from './call-run';
 import { pushbackOf } from './pushback';
 import { interruptible } from './hooks';
 import type { GateWait, Halt } from './stop';
@@ -40,7 +40,7 @@ export function limitersFor(
 }
 
 /** The limiter pacing this call's scope now, if one is on. */
-export function activeLimiter(run: CallStart): RateLimiter | undefined {
+export function activeLimiter(run: CallRun): RateLimiter | undefined {
   const limiters = run.shared.limiters;
   if (limiters === undefined || limiters.engaged === 0) return undefined;
   return limiters.active(limiters.keyFor(run));
@@ -125,13 +125,13 @@ function tellQuota(limiter: RateLimiter, run: CallRun, answer: Answer): void {
  * `undefined`: no hold (the scope is paced), as for a hold of a second or less asked by a limiter
  * shown to refill continuously (`guards/refill-evidence.ts`: a token bucket's `Retry-After: 1`).
  */
-function holdOf(run: CallStart, answer: Answer, limiter: RateLimiter): number | undefined {
+function holdOf(run: CallRun, answer: Answer, limiter: RateLimiter): number | undefined {
   const hold = heldBy(run, answer);
   return hold !== undefined && limiter.pacesInstead(hold) ? undefined : hold;
 }
 
 /** The hold an answer asks of its scope, whatever its limiter (see `holdOf`). */
-function heldBy(run: CallStart, answer: Answer): number | undefined {
+function heldBy(run: CallRun, answer: Answer): number | undefined {
   const { maxDelayMs } = run.options;
   const wait = answer.waitMs;
   if (wait !== undefined && wait > 0 && (answer.spent || wait >= HOLD_WAIT_MS)) return Math.min(wait, maxDelayMs);
@@ -142,12 +142,12 @@ function heldBy(run: CallStart, answer: Answer): number | undefined {
 }
 
 /** Successes per second the call's route was served before its throttle (the breaker counts them): where pacing starts. */
-function servedRate(run: CallStart): number | undefined {
+function servedRate(run: CallRun): number | undefined {
   return run.shared.breakers?.servedPerSecond(run.route.breakerKey);
 }
 
 /** A success that spent the quota of a scope not being paced: the next call would be refused, so its limiter engages now. */
-function engageAtSpentQuota(run: CallStart, answer: Answer): void {
+function engageAtSpentQuota(run: CallRun, answer: Answer): void {
   const limiters = run.shared.limiters!;
   const limiter = limiters.for(limiters.scopeOf(run, answer, answer.at));
   if (limiter.state !== 'on') {
@@ -161,7 +161,7 @@ function engageAtSpentQuota(run: CallStart, answer: Answer): void {
  * refusals are being weighed; the quota its headers name learned for its route; and where they say
  * the quota is spent, the scope's limiter engages before the first refusal.
  */
-export function noteSuccess(run: CallStart, response: AxiosResponse): void {
+export function noteSuccess(run: CallRun, response: AxiosResponse): void {
   const limiters = run.shared.limiters;
   if (limiters === undefined) return;
   if (limiters.weighing > 0) limiters.succeeded(run.origin, run.shared.now());

@@ -1,7 +1,7 @@
 import type { Guard } from '../guards/breaker';
 import { parseOrigin } from '../policy/origin';
-import type { CallRun, CallStart } from './call-run';
-import { routeTo } from './route';
+import type { CallRun } from './call-run';
+import { gateFor, routeTo } from './route';
 import type { Route } from './route';
 
 /**
@@ -43,7 +43,7 @@ interface LastRequest {
 }
 
 /** The breaker of `origin`, where a first attempt's success was answered; `undefined` when `breaker.key()` throws. */
-export function guardAt(run: CallStart, origin: string): Guard | undefined {
+export function guardAt(run: CallRun, origin: string): Guard | undefined {
   const { shared, config } = run;
   try {
     return shared.breakers?.for(shared.breakerKey === undefined ? origin : shared.breakerKey(config, origin));
@@ -69,6 +69,6 @@ export function accountAt(run: CallRun, origin: string): void {
   }
   run.accountedAt = origin;
   run.gate.left(undefined);
-  run.gate = run.gateFor(route, true);
+  run.gate = gateFor(run, route, true);
   void run.token.moveTo(route.budget);
 }

@@ -1,18 +1,26 @@
 import type { AxiosAdapter, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
+import { attachKey, keysCall } from '../policy/idempotency';
+import type { ResolvedOptions } from '../policy/options';
+import { routeOf } from '../policy/scope';
 import { needsPreparing } from './body';
-import { withChaos } from './chaos';
 import type { Call, CallState } from './call';
-import { startRun } from './call-run';
-import type { CallStart } from './call-run';
+import { CallRun } from './call-run';
+import { withChaos } from './chaos';
 import type { Shared } from './context';
-import { continueAfter, runAttempts } from './loop';
+import { runAttempts } from './loop';
 import { activeLimiter, noteSuccess } from './rate-gate';
 import { answeredBy, guardAt } from './redirects';
+import { destination, routeTo } from './route';
 
 /**
  * The engine's entry: one logical call over `base`, the caller's adapter. Request and response
  * transforms and interceptors are outside it, so they run once per call and every attempt sends
  * the same bytes.
+ *
+ * The call is made here, complete (`CallRun`): its origin, its budget and breaker, its adapter (with
+ * fault injection, when the call has `chaos`), and its Idempotency-Key, attached once per logical
+ * call, after every request interceptor. A key from a user's generator that is no valid header
+ * value, or a `breaker.key()` that throws, fails the call with that error, before anything is sent.
  */
 export function runCall(
   config: InternalAxiosRequestConfig,
@@ -21,15 +29,24 @@ export function runCall(
   base: AxiosAdapter,
   shared: Shared,
 ): Promise<AxiosResponse> {
-  let run: CallStart;
+  const options = call.options;
+  const lower = config.method ?? 'get';
+  const method = UPPER.get(lower) ?? lower.toUpperCase();
+  const origin = destination(config);
+  let endpoint: string | undefined;
+  const endpointOf = (): string => (endpoint ??= routeOf(method, config));
+  let run: CallRun;
   try {
-    run = startRun(config, call, state, base, shared);
+    // A call the plugin does not key (a GET) is looked at for a key of the caller's only if it fails.
+    if (keysCall(method, options, call.staleKey)) keyCall(config, call, state, method, origin);
+    const route = routeTo(origin, config, shared, state, options, endpointOf);
+    const sender =
+      options.chaos === false ? base : withChaos(base, options.chaos, state, shared, options.attemptHeader);
+    run = new CallRun(config, call, state, sender, shared, method, route, endpoint);
   } catch (error) {
-    // A key from a user's generator that is no valid header value, or a breaker.key() that throws.
     return Promise.reject(error);
   }
-  const { options, route } = run;
-  if (options.chaos !== false) withChaos(run, options.chaos);
+  const { route } = run;
   if (
     options.plain &&
     // Nothing paced anywhere: one field check. A paced scope's calls wait their turn in the loop.
@@ -40,34 +57,47 @@ export function runCall(
   ) {
     return firstAttempt(run);
   }
-  return runAttempts(run);
+  return runAttempts(run.retrying(false), undefined);
+}
+
+/** axios lower-cases the method; the decision table and the key settings speak upper case. */
+const UPPER = new Map(['get', 'post', 'put', 'patch', 'delete', 'head', 'options'].map((m) => [m, m.toUpperCase()]));
+
+/** Attaches the call's Idempotency-Key (`policy/idempotency.ts`), and says whose it is and whether its server dedupes it. */
+function keyCall(config: InternalAxiosRequestConfig, call: Call, state: CallState, method: string, origin: string) {
+  const { options } = call;
+  const key = attachKey(config.headers, method, options, call.staleKey);
+  if (key === undefined) return;
+  // The plugin's own key on a config re-sent after a failure is still the plugin's.
+  const generated = key.generated || key.key === call.ownKey;
+  state.idempotencyKey = key.key;
+  if (generated) call.generatedKey = key.key;
+  call.deduped = !generated || dedupedAt(options, origin);
+}
+
+/** Whether `origin`'s server is declared to dedupe the keys the plugin generates. */
+function dedupedAt(options: ResolvedOptions, origin: string): boolean {
+  return options.idempotencyKey !== false && options.idempotencyKey.serverDedupes(origin);
 }
 
 /**
  * The first attempt of a call that needs nothing but a send — no hook, hedge, deadline, predicate,
- * attempt header, body factory, FormData or stream body, and a closed breaker or none — which is most calls: one `then`
- * on the attempt's promise, and the attempt loop is built only if the attempt fails. (It does what
- * the loop's `send` does for a first attempt.)
+ * attempt header, body factory, FormData or stream body, and a closed breaker or none — which is
+ * most calls: the attempt chain's last link alone (`CallRun.dispatch`), one `then` on its promise,
+ * and the attempt loop takes the call only if the attempt fails.
  */
-function firstAttempt(run: CallStart): Promise<AxiosResponse> {
+function firstAttempt(run: CallRun): Promise<AxiosResponse> {
   const { guard } = run.route;
-  const retry = (error: unknown): Promise<AxiosResponse> => continueAfter(run, { error }, guard !== undefined);
-  run.sent();
-  let sent: Promise<AxiosResponse>;
-  try {
-    // `dispatch`, inlined: a custom adapter may hand back a thenable.
-    sent = Promise.resolve(run.base(run.config));
-  } catch (error) {
-    // A custom adapter that throws instead of rejecting.
-    return retry(error);
-  }
-  return sent.then((response) => {
-    noteSuccess(run, response);
-    if (guard === undefined) return response;
-    // Answered by the origin a redirect ended at: its breaker counts the success.
-    const answeredAt = answeredBy({ response }, run.route.origin);
-    const counter = answeredAt === undefined ? guard : guardAt(run, answeredAt);
-    counter?.succeeded(response, run.endpoint);
-    return response;
-  }, retry);
+  return run.dispatch(run.config).then(
+    (response) => {
+      noteSuccess(run, response);
+      if (guard === undefined) return response;
+      // Answered by the origin a redirect ended at: its breaker counts the success.
+      const answeredAt = answeredBy({ response }, run.route.origin);
+      const counter = answeredAt === undefined ? guard : guardAt(run, answeredAt);
+      counter?.succeeded(response, run.endpoint);
+      return response;
+    },
+    (error: unknown) => runAttempts(run.retrying(guard !== undefined), { error }),
+  );
 }

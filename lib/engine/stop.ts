@@ -1,14 +1,11 @@
 import { AxiosError, CanceledError, isCancel } from 'axios';
-import type { AxiosResponse, InternalAxiosRequestConfig } from 'axios';
-import type { RetryToken } from '../guards/origin-budget';
+import type { AxiosResponse } from 'axios';
 import type { ResolvedOptions } from '../policy/options';
 import type { Decision } from '../policy/classify';
 import type { StopReason } from '../types';
 import { CircuitOpenError } from '../types/errors';
-import type { BreakerGate } from './breaker-gate';
-import type { CallState } from './call';
+import type { CallRun } from './call-run';
 import { cancellation } from './hooks';
-import type { Listeners } from './listeners';
 
 /**
  * Why a call stops, in one place. Steps report what happened as facts; the two tables here name
@@ -30,26 +27,24 @@ import type { Listeners } from './listeners';
  */
 export type Outcome = { response: AxiosResponse; stopReason?: StopReason } | { error: unknown; stopReason: StopReason };
 
-/** What ending a call needs of it (the loop's `CallRun` is one). */
-export interface Ending {
-  readonly config: InternalAxiosRequestConfig;
-  readonly state: CallState;
-  readonly origin: string;
-  /** Upper-case method, and when the call reached the adapter (the plugin's clock): the failure's story. */
-  readonly method: string;
-  readonly startedAt: number;
-  readonly options: Pick<ResolvedOptions, 'deadlineMs' | 'idempotencyKey'>;
-  readonly shared: { readonly listeners: Listeners; now(): number };
-  readonly gate: BreakerGate;
-  readonly token: RetryToken;
-  readonly body: { release(): void };
-  /** The attempt being retried: a failure, or a response `shouldRetry` asked to retry. */
-  readonly failure: unknown;
-  readonly lastError: unknown;
-  readonly lastResponse: AxiosResponse | undefined;
-  /** Says what error a call whose deadline passed before anything failed gets. */
-  readonly deadline: { error(config: InternalAxiosRequestConfig): unknown };
-}
+/** What ending a call needs of it (a `CallRun` the loop took: its parts, the attempt being retried, the clock and listeners). */
+export type Ending = Pick<
+  CallRun,
+  | 'config'
+  | 'state'
+  | 'origin'
+  | 'method'
+  | 'startedAt'
+  | 'options'
+  | 'shared'
+  | 'gate'
+  | 'token'
+  | 'body'
+  | 'failure'
+  | 'lastError'
+  | 'lastResponse'
+  | 'deadline'
+>;
 
 /** What the tables know about a call whose attempt failed (or whose response is to be retried). */
 export interface RetryFacts {
