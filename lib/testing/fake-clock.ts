@@ -1,4 +1,5 @@
 import { typed } from '../policy/validate';
+import { isFake } from './real-timers';
 
 /**
  * The fake clocks `settle()` can drive: jest's and vitest's (`jest` and `vi` themselves), and an
@@ -50,11 +51,6 @@ function isRunnerTimers(clock: object): clock is RunnerTimersLike {
   );
 }
 
-/** Whether the global timers are @sinonjs/fake-timers fakes (jest's modern and vitest's are). */
-function globalTimersFaked(): boolean {
-  return typeof (globalThis.setTimeout as { clock?: unknown }).clock === 'object';
-}
-
 /** `jest.now()` (the fake clock's time) or vitest's `vi.getMockedSystemTime()`. */
 function runnerNow(timers: RunnerTimersLike): number | undefined {
   const t = timers as { now?: unknown; getMockedSystemTime?: unknown };
@@ -75,7 +71,8 @@ export function fakeClock(clock: unknown): FakeClock {
       };
     }
     if (isRunnerTimers(clock)) {
-      if (!globalTimersFaked()) {
+      // jest's modern and vitest's fakes are @sinonjs/fake-timers fakes of the global timers.
+      if (!isFake(globalThis.setTimeout)) {
         throw new TypeError(
           'axios-resilience/testing: settle() needs fake timers installed first: call jest.useFakeTimers() or vi.useFakeTimers()',
         );

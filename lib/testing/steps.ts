@@ -117,9 +117,15 @@ export function isSuccess(status: number): boolean {
   return status >= 200 && status < 300;
 }
 
-/** The body as bytes on the wire: strings as they are, everything else as JSON. */
-export function encodeBody(body: unknown): { text: string; json: boolean } {
-  if (body === undefined) return { text: '', json: false };
-  if (typeof body === 'string') return { text: body, json: false };
-  return { text: JSON.stringify(body), json: true };
+/** A body as text on the wire: a string as it is, anything else as JSON, nothing as `''`. */
+export function bodyText(body: unknown): string {
+  if (body === undefined) return '';
+  return typeof body === 'string' ? body : JSON.stringify(body);
+}
+
+/** A response's headers: a body sent as JSON is labelled so, unless the step named its own type. */
+export function replyHeaders(body: unknown, headers: Record<string, string>): Record<string, string> {
+  const json = body !== undefined && typeof body !== 'string';
+  const named = Object.keys(headers).some((name) => name.toLowerCase() === 'content-type');
+  return json && !named ? { ...headers, 'content-type': 'application/json' } : { ...headers };
 }
