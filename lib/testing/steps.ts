@@ -81,10 +81,7 @@ function checkStatus(status: unknown): number {
 
 /** Validates a step and fills in its defaults; throws a `TypeError` on a malformed one. */
 export function normalizeStep(step: Step): NormalizedStep {
-  if (typeof step === 'number' || typeof step === 'string') {
-    const status = checkStatus(step);
-    return { kind: 'respond', status, headers: {}, body: undefined, delayMs: 0, commit: isSuccess(status) };
-  }
+  if (typeof step === 'number' || typeof step === 'string') return normalizeStep({ status: checkStatus(step) });
   if (step === null || typeof step !== 'object') {
     throw new TypeError(`axios-resilience/testing: a step must be a status or an object, got ${String(step)}`);
   }
