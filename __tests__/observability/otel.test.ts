@@ -149,6 +149,18 @@ describe('openTelemetryRetries (axios-resilience/otel)', () => {
       'server.port': Number(new URL(server.url).port),
     });
   });
+
+  test('a breaker keyed by a name that is not a URL is reported under that name, as the metrics name it', async () => {
+    server = await startFaultServer({ routes: { 'GET /down': ['503'] } });
+    const key = 'tenant://acme corp';
+    const http = client({ retries: 0, breaker: { volumeThreshold: 2, errorThresholdPercentage: 50, key: () => key } });
+    await http.get(`${server.url}/down`).catch(() => undefined);
+    await http.get(`${server.url}/down`).catch(() => undefined);
+
+    const circuit = exporter.getFinishedSpans().filter((s) => s.name.startsWith('circuit '));
+    expect(circuit.map((s) => s.name)).toEqual(['circuit open']);
+    expect(circuit[0]!.attributes).toEqual({ 'server.address': key, 'axios_resilience.circuit.state': 'open' });
+  });
 });
 
 describe('pino log lines', () => {

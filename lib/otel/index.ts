@@ -5,7 +5,7 @@
  * - `instrumentMetrics(plugin, meter)`: counters of retries, give-ups, breaker opens, rate-limiter
  *   engagements, budget refusals, calls and attempts, per origin.
  * - `openTelemetryRetries({ tracer, api })`: one CLIENT span per attempt, with
- *   `http.request.resend_count`, without instrumentation-http.
+ *   `http.request.resend_count`, without instrumentation-http (or with axios's `fetch` adapter).
  * - `resendCountHook()`: `http.request.resend_count` on the spans of
  *   `@opentelemetry/instrumentation-http` (Node, axios's `http` adapter).
  *

@@ -2,12 +2,6 @@ import type { PluginEventName, PluginEvents } from '../types';
 import type { MeterLike } from './shapes';
 import { serverAddress } from './shapes';
 
-/**
- * `instrumentMetrics(plugin, meter)`: the plugin's events as OpenTelemetry counters, per origin,
- * for a dashboard and for alerts. It listens with `plugin.on()`, so per-request hooks do not hide
- * anything from it, and it imports nothing from OpenTelemetry.
- */
-
 /** What `instrumentMetrics` needs of the plugin: `retryPlugin()` returns one. */
 export interface ObservablePlugin {
   on<K extends PluginEventName>(event: K, listener: (event: PluginEvents[K]) => void): () => void;
@@ -72,6 +66,7 @@ export function instrumentMetrics(
   const attempts = counter(METRIC_NAMES.attempts, 'Requests sent, first attempts, retries and hedges', '{request}');
   const delay = meter.createHistogram(METRIC_NAMES.retryDelay, { description: 'Wait before each retry', unit: 'ms' });
 
+  // Listeners (`plugin.on()`), not hooks: a per-request hook does not hide a call from them.
   const stops = [
     plugin.on('retry', (event) => {
       const server = address(event.origin);

@@ -1,7 +1,4 @@
-/**
- * `resendCountHook()`: `http.request.resend_count` on the spans `@opentelemetry/instrumentation-http`
- * makes, read from the plugin's attempt header.
- */
+import { DEFAULTS } from '../policy/defaults';
 import { HEADER_NAME, typed } from '../policy/validate';
 
 /** The attribute the OpenTelemetry HTTP semantic conventions define for resends. */
@@ -16,9 +13,6 @@ export const HEDGE_ATTRIBUTE = 'axios_resilience.hedge';
  * client saw. A fault injected before the send sends nothing, so it has no span.
  */
 export const CHAOS_ATTRIBUTE = 'axios_resilience.chaos';
-
-/** The header `attemptHeader: true` sends. */
-const DEFAULT_HEADER = 'X-Retry-Attempt';
 
 /** The one method of an OpenTelemetry `Span` the hook calls; any `Span` is one. */
 export interface SpanAttributeSetter {
@@ -75,7 +69,7 @@ export type ResendCountHook = (span: SpanAttributeSetter, request: object) => vo
  * `const count = resendCountHook();` and `requestHook: (span, req) => { count(span, req); … }`.
  */
 export function resendCountHook(options: ResendCountHookOptions = {}): ResendCountHook {
-  const header = options.header ?? DEFAULT_HEADER;
+  const header = options.header ?? DEFAULTS.attemptHeaderName;
   const keep = options.keepHeader ?? false;
   if (typeof header !== 'string' || !HEADER_NAME.test(header)) {
     throw new TypeError(

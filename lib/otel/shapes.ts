@@ -1,6 +1,5 @@
 /**
- * The slices of OpenTelemetry's API this entry calls, typed by shape: `axios-resilience/otel`
- * imports nothing from `@opentelemetry/*`, so it needs no peer dependency, and any `Meter`,
+ * The slices of OpenTelemetry's API this entry calls, typed by shape (see index.ts): any `Meter`,
  * `Tracer`, `Span` or the `context`/`trace` API objects of `@opentelemetry/api` 1.x fit.
  */
 
@@ -66,15 +65,17 @@ export const SPAN_KIND_INTERNAL = 0;
 export const SPAN_KIND_CLIENT = 2;
 export const SPAN_STATUS_ERROR = 2;
 
-/**
- * `server.address` for an origin (`https://api.example.com:443` → `api.example.com`); a breaker or
- * rate-limit key that is not an origin (a `breaker.key` result) is used as it is.
- */
-export function serverAddress(originOrKey: string): string {
-  if (!originOrKey.includes('://')) return originOrKey;
+/** The URL of an origin (`https://api.example.com:443`), or `undefined` for a key that is not one (a `breaker.key` result). */
+export function originUrl(originOrKey: string): URL | undefined {
+  if (!originOrKey.includes('://')) return undefined;
   try {
-    return new URL(originOrKey).hostname;
+    return new URL(originOrKey);
   } catch {
-    return originOrKey;
+    return undefined;
   }
+}
+
+/** `server.address` for an origin (`https://api.example.com:443` → `api.example.com`); any other key as it is. */
+export function serverAddress(originOrKey: string): string {
+  return originUrl(originOrKey)?.hostname ?? originOrKey;
 }

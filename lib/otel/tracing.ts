@@ -2,14 +2,8 @@ import axios, { getAdapter } from 'axios';
 import type { AxiosAdapter, AxiosError, InternalAxiosRequestConfig } from 'axios';
 import type { CircuitStateChange, GiveUpEvent, RetryEvent } from '../types';
 import type { AttributesLike, OpenTelemetryApiLike, TracerLike } from './shapes';
-import { SPAN_KIND_CLIENT, SPAN_KIND_INTERNAL, SPAN_STATUS_ERROR } from './shapes';
+import { SPAN_KIND_CLIENT, SPAN_KIND_INTERNAL, SPAN_STATUS_ERROR, originUrl } from './shapes';
 import { RESEND_COUNT_ATTRIBUTE } from './resend-count';
-
-/**
- * `openTelemetryRetries()`: one CLIENT span per attempt with `http.request.resend_count` on each
- * resend, retry and give-up events on the caller's span, and a span per breaker state change, for
- * apps without `@opentelemetry/instrumentation-http` (or with axios's `fetch` adapter).
- */
 
 /** Options of {@link openTelemetryRetries}. */
 export interface OpenTelemetryRetriesOptions {
@@ -108,9 +102,8 @@ export function openTelemetryRetries(options: OpenTelemetryRetriesOptions): Retr
     onCircuitStateChange(change) {
       // State changes happen outside any one request (half-open comes from a timer), so each is a
       // short span of its own rather than an event on whichever request was active.
-      const where = change.origin.includes('://')
-        ? serverAttributes(new URL(change.origin))
-        : { 'server.address': change.origin };
+      const url = originUrl(change.origin);
+      const where = url === undefined ? { 'server.address': change.origin } : serverAttributes(url);
       tracer
         .startSpan(`circuit ${change.state}`, {
           kind: SPAN_KIND_INTERNAL,

@@ -1,4 +1,5 @@
 import { typed } from '../policy/validate';
+import { isFake } from './real-timers';
 
 /**
  * The fake clocks `settle()` can drive: jest's and vitest's (`jest` and `vi` themselves), and an
@@ -36,37 +37,24 @@ export interface FakeClock {
   now(): number | undefined;
 }
 
-const isFunction = (value: unknown): value is (...args: never[]) => unknown => typeof value === 'function';
-
-function isSinonClock(clock: object): clock is SinonClockLike {
-  const c = clock as Partial<SinonClockLike>;
-  return isFunction(c.tickAsync) && isFunction(c.nextAsync) && isFunction(c.countTimers);
-}
-
-function isRunnerTimers(clock: object): clock is RunnerTimersLike {
-  const c = clock as Partial<RunnerTimersLike>;
-  return (
-    isFunction(c.advanceTimersByTimeAsync) && isFunction(c.advanceTimersToNextTimerAsync) && isFunction(c.getTimerCount)
-  );
-}
-
-/** Whether the global timers are @sinonjs/fake-timers fakes (jest's modern and vitest's are). */
-function globalTimersFaked(): boolean {
-  return typeof (globalThis.setTimeout as { clock?: unknown }).clock === 'object';
+/** Whether `value` has each of these methods (the shape, since no fake-timers class is imported). */
+function hasMethods<T extends object>(value: object, ...names: Array<keyof T & string>): value is T {
+  return names.every((name) => typeof (value as Record<string, unknown>)[name] === 'function');
 }
 
 /** `jest.now()` (the fake clock's time) or vitest's `vi.getMockedSystemTime()`. */
-function runnerNow(timers: RunnerTimersLike): number | undefined {
-  const t = timers as { now?: unknown; getMockedSystemTime?: unknown };
-  if (isFunction(t.now)) return (t.now as () => number)();
-  if (isFunction(t.getMockedSystemTime)) return (t.getMockedSystemTime as () => Date | null)()?.getTime();
+function runnerNow(timers: object): number | undefined {
+  if (hasMethods<{ now(): number }>(timers, 'now')) return timers.now();
+  if (hasMethods<{ getMockedSystemTime(): Date | null }>(timers, 'getMockedSystemTime')) {
+    return timers.getMockedSystemTime()?.getTime();
+  }
   return undefined;
 }
 
 /** The driver for `clock`, or a `TypeError` saying what was expected. */
 export function fakeClock(clock: unknown): FakeClock {
   if (clock !== null && (typeof clock === 'object' || typeof clock === 'function')) {
-    if (isSinonClock(clock)) {
+    if (hasMethods<SinonClockLike>(clock, 'tickAsync', 'nextAsync', 'countTimers')) {
       return {
         flush: async () => void (await clock.tickAsync(0)),
         next: async () => void (await clock.nextAsync()),
@@ -74,8 +62,11 @@ export function fakeClock(clock: unknown): FakeClock {
         now: () => clock.now,
       };
     }
-    if (isRunnerTimers(clock)) {
-      if (!globalTimersFaked()) {
+    if (
+      hasMethods<RunnerTimersLike>(clock, 'advanceTimersByTimeAsync', 'advanceTimersToNextTimerAsync', 'getTimerCount')
+    ) {
+      // jest's modern and vitest's fakes are @sinonjs/fake-timers fakes of the global timers.
+      if (!isFake(globalThis.setTimeout)) {
         throw new TypeError(
           'axios-resilience/testing: settle() needs fake timers installed first: call jest.useFakeTimers() or vi.useFakeTimers()',
         );

@@ -1,7 +1,7 @@
 import type { RecordedRequest } from './resource';
 import { ScriptedRoute, parseRouteKey } from './route';
 import type { Route } from './route';
-import { encodeBody } from './steps';
+import { bodyText, replyHeaders } from './steps';
 
 /**
  * The part of a nock interceptor these helpers use. Typed here so that this module does not
@@ -55,20 +55,14 @@ export function nockRoute(scope: NockScopeLike, route: string, script: Route): N
     // Delays are read from the step the request gets, which is only known when it arrives; a
     // response delay is applied by replying later, a reset by failing later.
     scope.intercept(path, method).reply(function (uri, body, callback) {
-      const text = typeof body === 'string' ? body : body === undefined ? '' : JSON.stringify(body);
+      const text = bodyText(body);
       const headers = { ...this.req.headers };
       const recorded: RecordedRequest = { method, path: uri, headers, body: text, time: Date.now(), route, step: -1 };
       requests.push(recorded);
-      const { index, outcome } = scripted.take(recorded);
-      recorded.step = index;
+      const outcome = scripted.take(recorded);
       const finish = (): void => {
         if (outcome.kind === 'reset') return callback(connectionReset(), [0, '', {}]);
-        const { text: replyText, json } = encodeBody(outcome.body);
-        const replyHeaders: Record<string, string> = { ...outcome.headers };
-        if (json && !Object.keys(replyHeaders).some((name) => name.toLowerCase() === 'content-type')) {
-          replyHeaders['content-type'] = 'application/json';
-        }
-        callback(null, [outcome.status, replyText, replyHeaders]);
+        callback(null, [outcome.status, bodyText(outcome.body), replyHeaders(outcome.body, outcome.headers)]);
       };
       if (outcome.delayMs > 0) setTimeout(finish, outcome.delayMs);
       else finish();

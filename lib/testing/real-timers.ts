@@ -21,7 +21,8 @@ interface MaybeFake {
 /** How many fakes may stand on one another before the chain is taken for a loop. */
 const MAX_FAKES = 10;
 
-const isFake = (fn: unknown): boolean => typeof (fn as MaybeFake | undefined)?.clock === 'object';
+/** Whether `fn` is a fake made by @sinonjs/fake-timers (the engine of jest's, vitest's and sinon's). */
+export const isFake = (fn: unknown): boolean => typeof (fn as MaybeFake | undefined)?.clock === 'object';
 
 /** `fn` if it is real, else the function its fake clock replaced, followed down to a real one. */
 function unfaked(fn: unknown, name: string): unknown {

@@ -16,14 +16,16 @@ export class RequestsInFlight {
   private readonly fetches = new Set<UndiciRequest>();
   private readonly served = new Set<Socket>();
   private readonly listeners: Array<[string, (message: unknown) => void]> = [
-    ['http.client.request.start', (m) => this.clientStarted(clientOf(m))],
-    ['http.client.response.finish', (m) => this.clientEnded(clientOf(m))],
-    ['http.client.request.error', (m) => this.clientEnded(clientOf(m))],
-    ['undici:request:create', (m) => this.fetchStarted(fetchOf(m))],
-    ['undici:request:headers', (m) => this.fetchEnded(fetchOf(m))],
-    ['undici:request:error', (m) => this.fetchEnded(fetchOf(m))],
-    ['http.server.request.start', (m) => this.serverStarted(m as ServerMessage)],
-    ['http.server.response.finish', (m) => this.serverEnded((m as ServerMessage).socket)],
+    // A client request also ends when it closes: an abort, a destroyed socket or nock's error path
+    // may end it without an answer event.
+    ['http.client.request.start', (m) => this.begin(this.clients, clientOf(m), clientOf(m))],
+    ['http.client.response.finish', (m) => this.end(this.clients, clientOf(m))],
+    ['http.client.request.error', (m) => this.end(this.clients, clientOf(m))],
+    ['undici:request:create', (m) => this.begin(this.fetches, fetchOf(m))],
+    ['undici:request:headers', (m) => this.end(this.fetches, fetchOf(m))],
+    ['undici:request:error', (m) => this.end(this.fetches, fetchOf(m))],
+    ['http.server.request.start', (m) => this.begin(this.served, servedOf(m).socket, servedOf(m).response)],
+    ['http.server.response.finish', (m) => this.end(this.served, servedOf(m).socket)],
   ];
 
   constructor() {
@@ -71,39 +73,21 @@ export class RequestsInFlight {
     return false;
   }
 
-  private clientStarted(request: ClientRequest): void {
-    this.clients.add(request);
-    // An abort, a destroyed socket or nock's error path may end a request without an answer event.
-    request.once('close', () => this.clientEnded(request));
+  /** Counts `item` as waiting until its end event, or until `closes` closes, whichever comes first. */
+  private begin<T>(waiting: Set<T>, item: T, closes?: Closable): void {
+    waiting.add(item);
+    closes?.once('close', () => this.end(waiting, item));
     this.events++;
   }
 
-  private clientEnded(request: ClientRequest): void {
-    if (this.clients.delete(request)) this.events++;
-  }
-
-  private fetchStarted(request: UndiciRequest): void {
-    this.fetches.add(request);
-    this.events++;
-  }
-
-  private fetchEnded(request: UndiciRequest): void {
-    if (this.fetches.delete(request)) this.events++;
-  }
-
-  private serverStarted({ socket, response }: ServerMessage): void {
-    this.served.add(socket);
-    response.once('close', () => this.serverEnded(socket));
-    this.events++;
-  }
-
-  private serverEnded(socket: Socket): void {
-    if (this.served.delete(socket)) this.events++;
+  private end<T>(waiting: Set<T>, item: T): void {
+    if (waiting.delete(item)) this.events++;
   }
 }
 
 const clientOf = (message: unknown): ClientRequest => (message as { request: ClientRequest }).request;
 const fetchOf = (message: unknown): UndiciRequest => (message as { request: UndiciRequest }).request;
+const servedOf = (message: unknown): ServerMessage => message as ServerMessage;
 
 /** A socket's traffic so far; a mock socket (nock's) may count none. */
 function bytesOf(socket: Socket | null | undefined): number {
@@ -126,4 +110,8 @@ interface ServerMessage {
   request: IncomingMessage;
   response: ServerResponse;
   socket: Socket;
+}
+
+interface Closable {
+  once(event: 'close', listener: () => void): unknown;
 }

@@ -1,3 +1,4 @@
+import { isSuccess } from './steps';
 import type { NormalizedStep } from './steps';
 
 /** One request as a fake server saw it. */
@@ -106,11 +107,7 @@ export function createIdempotentResource(options: IdempotentResourceOptions = {}
       const key = headerOf(request.headers, keyHeader);
       if (key !== undefined) seen.set(key, (seen.get(key) ?? 0) + 1);
       // A fault that happens before the work is done leaves no trace on the server.
-      if (!step.commit) {
-        return step.kind === 'reset'
-          ? { kind: 'reset', delayMs: step.delayMs }
-          : { kind: 'respond', status: step.status, headers: step.headers, body: step.body, delayMs: step.delayMs };
-      }
+      if (!step.commit) return plainOutcome(step);
       const stored = key === undefined ? undefined : byKey.get(key);
       if (stored !== undefined && stored.requestBody !== request.body) {
         return {
@@ -127,15 +124,11 @@ export function createIdempotentResource(options: IdempotentResourceOptions = {}
         resources.push(resource);
         if (key !== undefined) byKey.set(key, resource);
       }
-      if (step.kind === 'reset') return { kind: 'reset', delayMs: step.delayMs };
-      const headers = stored === undefined ? step.headers : { ...step.headers, 'Idempotent-Replayed': 'true' };
-      return {
-        kind: 'respond',
-        status: step.status,
-        headers,
-        body: step.body === undefined && step.status >= 200 && step.status < 300 ? view(resource) : step.body,
-        delayMs: step.delayMs,
-      };
+      const outcome = plainOutcome(step);
+      if (outcome.kind === 'reset') return outcome;
+      if (stored !== undefined) outcome.headers = { ...outcome.headers, 'Idempotent-Replayed': 'true' };
+      if (outcome.body === undefined && isSuccess(outcome.status)) outcome.body = view(resource);
+      return outcome;
     },
   };
 }

@@ -33,13 +33,11 @@ export class ScriptedRoute {
     this.resource = 'resource' in spec ? spec.resource : undefined;
   }
 
-  /** The step for the next request: its index and what to do. */
-  take(request: Pick<RecordedRequest, 'headers' | 'body' | 'time'>): { index: number; outcome: Outcome } {
-    const index = Math.min(this.next, this.steps.length - 1);
-    this.next++;
-    const step = this.steps[index]!;
-    const outcome = this.resource === undefined ? plainOutcome(step) : this.resource.handle(step, request);
-    return { index, outcome };
+  /** What to do with the next request; notes on `request` which step answered it. */
+  take(request: RecordedRequest): Outcome {
+    request.step = Math.min(this.next++, this.steps.length - 1);
+    const step = this.steps[request.step]!;
+    return this.resource === undefined ? plainOutcome(step) : this.resource.handle(step, request);
   }
 
   /** How many steps the script has (the last one repeats past it). */

@@ -4,7 +4,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { RecordedRequest } from './resource';
 import { ScriptedRoute, parseRouteKey } from './route';
 import type { Route } from './route';
-import { encodeBody } from './steps';
+import { bodyText, replyHeaders } from './steps';
 
 /** Options of `startFaultServer()`. */
 export interface FaultServerOptions {
@@ -145,19 +145,14 @@ function answerer(
       res.writeHead(404, { 'content-type': 'text/plain' }).end(`no route for ${method} ${path}\n`);
       return;
     }
-    const { index, outcome } = entry.script.take(recorded);
-    recorded.step = index;
+    const outcome = entry.script.take(recorded);
     const socket = req.socket;
     if (outcome.kind === 'reset') {
       later(outcome.delayMs, socket, () => socket.destroy());
       return;
     }
-    const { text, json } = encodeBody(outcome.body);
-    const replyHeaders: Record<string, string> = { ...outcome.headers };
-    if (json && !Object.keys(replyHeaders).some((name) => name.toLowerCase() === 'content-type')) {
-      replyHeaders['content-type'] = 'application/json';
-    }
-    later(outcome.delayMs, socket, () => res.writeHead(outcome.status, replyHeaders).end(text));
+    const reply = replyHeaders(outcome.body, outcome.headers);
+    later(outcome.delayMs, socket, () => res.writeHead(outcome.status, reply).end(bodyText(outcome.body)));
   };
 
   return handle;

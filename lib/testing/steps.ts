@@ -81,10 +81,7 @@ function checkStatus(status: unknown): number {
 
 /** Validates a step and fills in its defaults; throws a `TypeError` on a malformed one. */
 export function normalizeStep(step: Step): NormalizedStep {
-  if (typeof step === 'number' || typeof step === 'string') {
-    const status = checkStatus(step);
-    return { kind: 'respond', status, headers: {}, body: undefined, delayMs: 0, commit: isSuccess(status) };
-  }
+  if (typeof step === 'number' || typeof step === 'string') return normalizeStep({ status: checkStatus(step) });
   if (step === null || typeof step !== 'object') {
     throw new TypeError(`axios-resilience/testing: a step must be a status or an object, got ${String(step)}`);
   }
@@ -117,9 +114,15 @@ export function isSuccess(status: number): boolean {
   return status >= 200 && status < 300;
 }
 
-/** The body as bytes on the wire: strings as they are, everything else as JSON. */
-export function encodeBody(body: unknown): { text: string; json: boolean } {
-  if (body === undefined) return { text: '', json: false };
-  if (typeof body === 'string') return { text: body, json: false };
-  return { text: JSON.stringify(body), json: true };
+/** A body as text on the wire: a string as it is, anything else as JSON, nothing as `''`. */
+export function bodyText(body: unknown): string {
+  if (body === undefined) return '';
+  return typeof body === 'string' ? body : JSON.stringify(body);
+}
+
+/** A response's headers: a body sent as JSON is labelled so, unless the step named its own type. */
+export function replyHeaders(body: unknown, headers: Record<string, string>): Record<string, string> {
+  const json = body !== undefined && typeof body !== 'string';
+  const named = Object.keys(headers).some((name) => name.toLowerCase() === 'content-type');
+  return json && !named ? { ...headers, 'content-type': 'application/json' } : { ...headers };
 }

@@ -200,9 +200,9 @@ export interface PluginEvents {
   giveUp: GiveUpEvent & { origin: string };
   /** A call the plugin ran settled: resolved, or rejected with its stop reason. */
   settle: SettleEvent;
-  /** A breaker changed state; `origin` is its key (a `breaker.key` result, or the origin). */
+  /** A breaker changed state. */
   circuitStateChange: CircuitStateChange;
-  /** A rate limiter engaged or relaxed; `origin` is its key (a `rateLimit.key` result, or the origin). */
+  /** A rate limiter engaged or relaxed. */
   rateLimit: RateLimitEvent;
 }
 

@@ -133,9 +133,8 @@ export interface RetryPluginOptions {
    * a response axios resolved goes to `shouldRetryResponse`. It never bypasses the guards: `retries`,
    * the deadline, the breaker, the budget and aborts still apply, a consumed stream body is never
    * re-sent, a cancelled call is never retried, and a write (POST, PATCH) that its server may have
-   * processed is not re-sent unless that server dedupes its key (`idempotencyKey.serverDedupes`, or a
-   * key you set) or `unsafeRetryWrites` is on, whatever this answers. May be async; if it throws, the
-   * call fails with stop reason `'hook-failed'`.
+   * processed is re-sent only as `unsafeRetryWrites` says, whatever this answers. May be async; if it
+   * throws, the call fails with stop reason `'hook-failed'`.
    * @default undefined (the table decides)
    */
   shouldRetry?: (ctx: RetryContext) => boolean | undefined | void | Promise<boolean | undefined | void>;

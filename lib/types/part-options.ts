@@ -17,9 +17,8 @@ export interface RateLimitOptions {
    */
   maxOrigins?: number;
   /**
-   * Shares each origin's limiter with other processes (e.g. `redisRateLimitStore(client)` from
-   * `axios-resilience/redis`): the fleet paces, probes, cuts and pauses on one schedule, so processes
-   * calling one rate-limited API stay under its limit together. Without it each process paces alone.
+   * Shares each origin's limiter with other processes (see `RateLimitStore`), so processes calling
+   * one rate-limited API stay under its limit together. Without it each process paces alone.
    */
   shared?: RateLimitStore;
   /**

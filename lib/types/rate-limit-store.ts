@@ -1,14 +1,9 @@
 /** A fleet's shared rate limiter as a user sees and extends it: what a process tells it, and the store behind it. */
 import type { LimiterState } from './guards';
 
-/** A throttle as a process hands it to the fleet's pacing (times: the process's ms). */
-export interface PacingThrottle {
+/** A throttle as a process hands it to the fleet's pacing: a `RateLimitReport` with the send time (the process's ms) for its age. */
+export interface PacingThrottle extends Omit<RateLimitReport, 'ageMs'> {
   sentAt: number;
-  pauseMs?: number | undefined;
-  policyRate?: number | undefined;
-  hintless?: boolean | undefined;
-  /** Successes per second the scope was served at before it engaged (a fleet that engages starts there). */
-  startRate?: number | undefined;
 }
 
 /** A throttle as a process tells the fleet's shared rate limiter (see `RateLimitStore`). */
@@ -34,9 +29,7 @@ export interface RateLimitReport {
 }
 
 /** The send times a `RateLimitStore` granted (times in the store's clock, ms). */
-export interface RateLimitGrant {
-  /** The store's clock when it answered. */
-  now: number;
+export interface RateLimitGrant extends RateLimitFleetState {
   /** `'off'`: the fleet is not throttled (no shared state: it relaxed, or never engaged); the times are "now". */
   state: LimiterState;
   /** How many send times were granted: fewer than asked when the fleet's schedule is booked ahead. */
@@ -46,10 +39,6 @@ export interface RateLimitGrant {
   intervalMs: number;
   /** When asking again can be granted something (when `granted` is less than asked). */
   retryAt: number;
-  /** The fleet's rate, per second (`Infinity` when off). */
-  ratePerSecond: number;
-  /** The fleet is paused until then (0: not paused). */
-  pausedUntil: number;
   /** The shared state expires then (the fleet relaxes) unless throttled or booked ahead again. */
   relaxAt: number;
 }
@@ -58,6 +47,7 @@ export interface RateLimitGrant {
 export interface RateLimitFleetState {
   /** The store's clock when it answered. */
   now: number;
+  /** The fleet's rate, per second (`Infinity` when off). */
   ratePerSecond: number;
   /** The fleet is paused until then (0: not paused). */
   pausedUntil: number;
