@@ -30,7 +30,13 @@ export type OriginBreaker = CircuitBreaker<[GuardedCall], AxiosResponse>;
  * when it is made. So the breaker opens exactly where one made on the first call would have.
  */
 export class Guard {
-  private made: OriginBreaker | undefined;
+  /**
+   * The breaker if it exists (none means closed, with nothing but successes counted). A field, not a
+   * getter: every retry's plan reads it. Set only by `breaker` (made on first use).
+   */
+  existing: OriginBreaker | undefined;
+  /** A route's own breaker, not an origin's. */
+  readonly route: boolean;
   /** The options object opossum reads its open-state wait from at every `open` (once made). */
   options: CircuitBreaker.Options | undefined;
   /** `breaker.status.window[0]`, re-read after every rotation (once made). */
@@ -52,26 +58,18 @@ export class Guard {
     readonly key: string,
     /** For a route's own breaker (`${origin key} ${route}`): its origin's guard, which counts its successes too. */
     readonly parent?: Guard,
-  ) {}
-
-  /** A route's own breaker, not an origin's. */
-  get route(): boolean {
-    return this.parent !== undefined;
+  ) {
+    this.route = parent !== undefined;
   }
 
   /** The breaker, made on first use (a failure, a probe, a state from the fleet, the accessor). */
   get breaker(): OriginBreaker {
-    return this.made ?? this.make();
-  }
-
-  /** The breaker if it exists: none means closed, with nothing but successes counted. */
-  get existing(): OriginBreaker | undefined {
-    return this.made;
+    return this.existing ?? this.make();
   }
 
   /** No breaker yet, or a closed one. */
   get closed(): boolean {
-    return this.made?.closed ?? true;
+    return this.existing?.closed ?? true;
   }
 
   /**
@@ -90,7 +88,7 @@ export class Guard {
     this.ok += 1;
     // A route's success is a sibling's success to the origin's other failing routes.
     if (this.parent !== undefined) this.parent.ok += 1;
-    const breaker = this.made;
+    const breaker = this.existing;
     if (breaker === undefined) {
       const turn = this.maker.turn;
       if (this.early === undefined) this.early = new SlotCounts(this.maker.buckets, turn);
@@ -149,7 +147,7 @@ export class Guard {
    * turn and the one under way; 0 before any. What a rate limiter engaging here starts from.
    */
   servedPerTurn(): number {
-    const breaker = this.made;
+    const breaker = this.existing;
     if (breaker !== undefined) {
       const window = breaker.status.window;
       return Math.max(window[0]?.successes ?? 0, window[1]?.successes ?? 0);
@@ -164,7 +162,7 @@ export class Guard {
 
   private make(): OriginBreaker {
     const { breaker, options } = this.maker.make(this);
-    this.made = breaker;
+    this.existing = breaker;
     this.options = options;
     const window = breaker.status.window;
     // window[0] is the current turn's bucket, window[n] the one n turns back.

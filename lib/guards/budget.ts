@@ -151,7 +151,7 @@ export class RetryBudget implements RetryBudgetLike {
       return this.local.tryWithdraw();
     }
     // Mirror the shared answer locally, so a fallback later starts from what this process spent.
-    return this.local.note(granted);
+    return this.local.tryWithdraw(granted);
   }
 
   private storeUsable(): boolean {

@@ -4,15 +4,20 @@
  * `ratio × requests + minPerSecond × windowMs / 1000` retries, where `requests` counts first
  * attempts in that window.
  *
- * Counts live in a ring of `BUDGET_SLOTS` time slots, so memory is constant and each operation is
- * O(1) (advancing the ring clears at most `BUDGET_SLOTS` slots). Expiry has the granularity of one
- * slot: a window is really "the current slot plus the previous BUDGET_SLOTS - 1", so it may count up
- * to `windowMs / BUDGET_SLOTS` less than the exact sliding window — the slack is on the side of fewer
- * retries for deposits (old deposits expire a little early) and up to one slot of retries expiring
- * early.
+ * Counts are kept per time slot, `BUDGET_SLOTS` slots a window, so memory is constant. Expiry has
+ * the granularity of one slot: a window is really "the current slot plus the previous
+ * BUDGET_SLOTS - 1", so it may count up to `windowMs / BUDGET_SLOTS` less than the exact sliding
+ * window — the slack is on the side of fewer retries for deposits (old deposits expire a little
+ * early) and up to one slot of retries expiring early.
  *
- * A per-origin budget is one of these alone; `RetryBudget` (the public class) keeps one beside the
- * store a fleet shares, so an app without a fleet does not carry the store's code.
+ * The current slot's counts are fields; the older slots of the window sit in a ring made when the
+ * first slot ends, and are summed once per slot, when a new one begins. So a first attempt is a
+ * clock read and an increment, a retry's token a few more, and an origin called within one slot
+ * (most origins of a fan-out) never makes the ring: a bucket per origin costs one object.
+ *
+ * Each origin's budget is one of these; `RetryBudget` (the public class) keeps one beside the store
+ * a fleet shares, so an app without a fleet does not carry the store's code. A call draws its
+ * retries from its budget through a `RetryToken` (below).
  */
 import type { BudgetSettings, RetryBudgetLike, RetryBudgetState } from '../types';
 
@@ -23,17 +28,17 @@ const SLOTS = BUDGET_SLOTS;
 export class LocalBudget implements RetryBudgetLike {
   private readonly slotMs: number;
   private readonly reserve: number;
-  private readonly deposits = new Float64Array(SLOTS);
-  private readonly withdrawals = new Float64Array(SLOTS);
-  private depositTotal = 0;
-  private withdrawalTotal = 0;
-  /** Absolute index (time / slotMs) of the newest slot written. */
+  /** The current slot (time ÷ slotMs; a clock that steps back keeps counting in it), and its counts. */
   private head = -Infinity;
-  /** The ring index of `head`, and the time its slot ends. */
-  private headIndex = 0;
-  private headEndsAt = -Infinity;
-  private grantedTotal = 0;
-  private refusedTotal = 0;
+  private headRequests = 0;
+  private headRetries = 0;
+  /** The older slots' counts, by slot modulo `SLOTS`: (slot, requests, retries) each. */
+  private ring: Float64Array | undefined;
+  /** What the ring holds of the window, summed when the head last moved. */
+  private olderRequests = 0;
+  private olderRetries = 0;
+  private granted = 0;
+  private refused = 0;
 
   constructor(
     /** The settings it grants by, already checked. */
@@ -45,34 +50,31 @@ export class LocalBudget implements RetryBudgetLike {
   }
 
   /**
-   * Counts a first attempt, now; or `count` of them made at `at`: those an origin kept before its
-   * bucket was made, handed over oldest first.
+   * Counts `count` first attempts now. With 0 it only brings the window to now, as every other
+   * operation does first (one clock read and one comparison while the slot lasts).
    */
-  deposit(count = 1, at?: number): void {
-    this.deposits[this.slot(at)]! += count;
-    this.depositTotal += count;
+  deposit(count = 1): void {
+    const slot = Math.floor(this.now() / this.slotMs);
+    if (slot > this.head) {
+      // A new bucket's first slot has no slot before it to keep.
+      if (this.head === -Infinity) this.head = slot;
+      else this.turn(slot);
+    }
+    this.headRequests += count;
   }
 
-  /** Takes one retry; `false` when the bucket is spent. */
-  tryWithdraw(): boolean {
-    // The slot first: it expires the old ones before what is available is counted.
-    const index = this.slot();
-    return this.count(index, this.available() >= 1);
-  }
-
-  /** Counts a retry granted (or refused) elsewhere, e.g. by a shared store. Returns `granted`. */
-  note(granted: boolean): boolean {
-    return this.count(this.slot(), granted);
-  }
-
-  private count(index: number, granted: boolean): boolean {
-    if (!granted) {
-      this.refusedTotal += 1;
+  /**
+   * Takes one retry; `false` when the bucket is spent. `decided`: a retry granted (or refused)
+   * elsewhere, by a shared store, counted here as it was decided.
+   */
+  tryWithdraw(decided?: boolean): boolean {
+    this.deposit(0);
+    if (!(decided ?? this.available() >= 1)) {
+      this.refused += 1;
       return false;
     }
-    this.withdrawals[index]! += 1;
-    this.withdrawalTotal += 1;
-    this.grantedTotal += 1;
+    this.headRetries += 1;
+    this.granted += 1;
     return true;
   }
 
@@ -81,29 +83,33 @@ export class LocalBudget implements RetryBudgetLike {
    * before the re-send). Counts only while the grant is still in the window.
    */
   refund(): void {
-    const index = this.slot();
-    // The grant sits in the current slot unless the wait crossed a slot boundary: take it from the
-    // newest slot that still holds one.
-    for (let back = 0; back < SLOTS; back++) {
-      const slot = (index - back + SLOTS) % SLOTS;
-      if (this.withdrawals[slot]! >= 1) {
-        this.withdrawals[slot]! -= 1;
-        this.withdrawalTotal -= 1;
-        break;
+    this.deposit(0);
+    this.granted = Math.max(0, this.granted - 1);
+    if (this.headRetries >= 1) {
+      this.headRetries -= 1;
+      return;
+    }
+    // The wait crossed a slot boundary: the grant is in the newest older slot that holds one.
+    const ring = this.ring;
+    for (let slot = this.head - 1; ring !== undefined && slot > this.head - SLOTS; slot--) {
+      const at = 3 * indexOf(slot);
+      if (ring[at] === slot && ring[at + 2]! >= 1) {
+        ring[at + 2]! -= 1;
+        this.olderRetries -= 1;
+        return;
       }
     }
-    this.grantedTotal = Math.max(0, this.grantedTotal - 1);
   }
 
   /** A snapshot of the bucket. */
   state(): RetryBudgetState {
-    this.slot();
+    this.deposit(0);
     return {
       available: Math.max(0, Math.floor(this.available())),
-      requests: this.depositTotal,
-      retries: this.withdrawalTotal,
-      granted: this.grantedTotal,
-      refused: this.refusedTotal,
+      requests: this.olderRequests + this.headRequests,
+      retries: this.olderRetries + this.headRetries,
+      granted: this.granted,
+      refused: this.refused,
       mode: 'local',
     };
   }
@@ -114,32 +120,78 @@ export class LocalBudget implements RetryBudgetLike {
   }
 
   private available(): number {
+    const requests = this.olderRequests + this.headRequests;
     // A tiny epsilon absorbs float error such as 0.1 * 10 = 0.9999999999999999.
-    return this.options.ratio * this.depositTotal + this.reserve - this.withdrawalTotal + 1e-9;
+    return this.options.ratio * requests + this.reserve - this.olderRetries - this.headRetries + 1e-9;
+  }
+
+  /** The head moves on to `slot`: its counts go into the ring, and the ring's slots still in the window are summed. */
+  private turn(slot: number): void {
+    const ring = (this.ring ??= new Float64Array(3 * SLOTS));
+    const at = 3 * indexOf(this.head);
+    ring[at] = this.head;
+    ring[at + 1] = this.headRequests;
+    ring[at + 2] = this.headRetries;
+    this.head = slot;
+    this.headRequests = 0;
+    this.headRetries = 0;
+    let requests = 0;
+    let retries = 0;
+    // Slots never written read as slot 0 with nothing counted: they add nothing wherever they fall.
+    for (let i = 0; i < ring.length; i += 3) {
+      if (ring[i]! <= slot - SLOTS) continue;
+      requests += ring[i + 1]!;
+      retries += ring[i + 2]!;
+    }
+    this.olderRequests = requests;
+    this.olderRetries = retries;
+  }
+}
+
+/**
+ * What lets a planned retry go out once the plan allows it: a retry-budget token. It is the one
+ * guard with an effect, so it comes after every pure one (a retry refused for another reason costs
+ * no token), and a token taken for a retry that is never sent goes back.
+ */
+export class RetryToken {
+  /** A token is held for a retry not sent yet. */
+  private held = false;
+
+  constructor(private budget: RetryBudgetLike | undefined) {}
+
+  /** Takes a token for the next retry; `false` when the budget is spent. A call without a budget always may. */
+  async take(): Promise<boolean> {
+    if (this.budget === undefined) return true;
+    if (!(await this.budget.tryWithdraw())) return false;
+    this.held = true;
+    return true;
+  }
+
+  /** The retry it was taken for is being sent. */
+  spend(): void {
+    this.held = false;
   }
 
   /**
-   * Expires slots older than the window and returns the ring index of the current slot. Every call
-   * asks this once (its first attempt is a deposit), so until the current slot ends it is one clock
-   * read and one comparison.
+   * The call moved to another origin: a token held for the retry goes back to the budget it came
+   * from and is taken from `budget`, the new origin's; `false` when that one is spent.
    */
-  private slot(now = this.now()): number {
-    // A clock that steps back keeps writing into the newest slot.
-    if (now < this.headEndsAt) return this.headIndex;
-    const absolute = Math.floor(now / this.slotMs);
-    if (absolute > this.head) {
-      const stale = Math.min(absolute - this.head, SLOTS);
-      for (let i = 1; i <= stale; i++) {
-        const index = (((absolute - stale + i) % SLOTS) + SLOTS) % SLOTS;
-        this.depositTotal -= this.deposits[index]!;
-        this.withdrawalTotal -= this.withdrawals[index]!;
-        this.deposits[index] = 0;
-        this.withdrawals[index] = 0;
-      }
-      this.head = absolute;
-      this.headIndex = ((absolute % SLOTS) + SLOTS) % SLOTS;
-      this.headEndsAt = (absolute + 1) * this.slotMs;
-    }
-    return this.headIndex;
+  async moveTo(budget: RetryBudgetLike | undefined): Promise<boolean> {
+    const held = this.held;
+    this.giveBack();
+    this.budget = budget;
+    return held ? this.take() : true;
   }
+
+  /** The call ended before the retry was sent: the token goes back. */
+  giveBack(): void {
+    if (!this.held) return;
+    this.held = false;
+    this.budget!.refund();
+  }
+}
+
+/** The ring position of an absolute slot (slots before the epoch included). */
+function indexOf(slot: number): number {
+  return ((slot % SLOTS) + SLOTS) % SLOTS;
 }

@@ -4,8 +4,8 @@ import { atLimit, engaged, paused, throttle, withPolicy } from './rate-rule';
 import { admitted, nextSendAt, waitMs } from './rate-pace';
 import { counted, serving } from './rate-count';
 import { RATE_RULE } from './rate-state';
-import { WindowQuota } from './window-quota';
 import type { RateState } from './rate-state';
+import { WindowQuota } from './refill-evidence';
 import type { QuotaWord } from './refill-evidence';
 import type { LimiterState, PacingThrottle, RateLimitEvent, RateLimitPacing, RateLimiterView } from '../types';
 

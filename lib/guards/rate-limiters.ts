@@ -168,11 +168,15 @@ export class RateLimiters {
       book.modelRoutes.add(route);
       return `${origin} ${route} model ${model}`;
     }
-    remember(book.throttled, route, now);
+    // Last throttled now: the route moves to the end, and past `ROUTES_KEPT` the oldest goes.
+    const throttled = book.throttled;
+    throttled.delete(route);
+    throttled.set(route, now);
+    if (throttled.size > ROUTES_KEPT) throttled.delete(throttled.keys().next().value!);
     let recent = 0;
-    for (const [known, at] of book.throttled) {
+    for (const [known, at] of throttled) {
       if (now - at < RATE_RULE.relaxMs) recent++;
-      else book.throttled.delete(known);
+      else throttled.delete(known);
     }
     if (recent >= SEVERAL_ROUTES || now < book.widenedUntil) {
       book.widenedUntil = now + RATE_RULE.relaxMs;
@@ -217,11 +221,4 @@ function newBook(): Book {
 
 function resourceKey(origin: string, resource: string): string {
   return `${origin} resource ${resource}`;
-}
-
-/** Sets `key` in a map kept to `ROUTES_KEPT` entries (the oldest goes first). */
-function remember<V>(map: Map<string, V>, key: string, value: V): void {
-  map.delete(key);
-  map.set(key, value);
-  if (map.size > ROUTES_KEPT) map.delete(map.keys().next().value!);
 }

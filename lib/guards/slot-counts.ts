@@ -1,8 +1,7 @@
 /**
  * Counts per time slot, for state that is not built yet: an origin's successes before its breaker
- * exists (slots: turns of the breakers' rolling window) and its first attempts before its budget
- * does (slots of the budget's ring). At most `keep` slots, the newest: older ones have left the
- * window and would never be read. Slots only move forward.
+ * exists (slots: turns of the breakers' rolling window). At most `keep` slots, the newest: older
+ * ones have left the window and would never be read. Slots only move forward.
  *
  * Most origins of a fan-out are called within one slot, so the newest slot is held in two fields,
  * and an array is made only for the slots before it (one object per origin, not two, for the

@@ -4,7 +4,7 @@ import { chainFor } from '../engine/pipeline';
 import { limitersFor } from '../engine/rate-gate';
 import { BreakerRegistry } from '../guards/breaker';
 import { CorsEvidence } from '../guards/cors';
-import { OriginBudget } from '../guards/origin-budget';
+import { LocalBudget } from '../guards/local-budget';
 import { BoundedMap } from '../guards/origins';
 import type { ResolvedPluginOptions } from '../policy/options';
 import { typed } from '../policy/validate';
@@ -12,18 +12,18 @@ import type { CircuitStateChange, RateLimitEvent } from '../types';
 
 /**
  * What the calls of one plugin share, made once by `retryPlugin()`: the budgets (one shared
- * `RetryBudget`, or one per origin, made on first use and built whole on its first retry), the breakers, the
+ * `RetryBudget`, or one per origin, made on first use), the breakers, the
  * CORS evidence, the clock and the closers of pending waits.
  */
 export function sharedParts(resolved: ResolvedPluginOptions): {
   shared: Shared;
-  budgets: BoundedMap<OriginBudget> | undefined;
+  budgets: BoundedMap<LocalBudget> | undefined;
 } {
   const budgetSetting = resolved.budget;
   const perOrigin = budgetSetting !== false && 'perOrigin' in budgetSetting ? budgetSetting.perOrigin : undefined;
-  const budgets = perOrigin === undefined ? undefined : new BoundedMap<OriginBudget>(perOrigin.maxOrigins);
-  const makeBudget = (): OriginBudget =>
-    new OriginBudget(
+  const budgets = perOrigin === undefined ? undefined : new BoundedMap<LocalBudget>(perOrigin.maxOrigins);
+  const makeBudget = (): LocalBudget =>
+    new LocalBudget(
       { ratio: perOrigin!.ratio, minPerSecond: perOrigin!.minPerSecond, windowMs: perOrigin!.windowMs },
       resolved.now,
     );
