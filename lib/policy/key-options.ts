@@ -1,6 +1,6 @@
 import { DEFAULTS } from './defaults';
 import { absoluteOrigin } from './origin';
-import { checkKnown, fail, fn, given, HEADER_NAME, isPlainObject, own, shown, typed, validateKey } from './validate';
+import { fail, fn, HEADER_NAME, optionsObject, own, validateKey } from './validate';
 
 /** The `idempotencyKey` option: which header, which methods, which generator, which servers dedupe. */
 
@@ -40,15 +40,7 @@ const DEFAULT_KEYS: ResolvedKeyOptions = {
 export function resolveKeys(where: string, value: unknown, base: KeySettings | undefined): KeySettings {
   if (typeof value !== 'string')
     return { idempotencyKey: keyOptions(where, value, base?.idempotencyKey), pinnedKey: undefined };
-  if (base === undefined) {
-    fail(
-      where,
-      'idempotencyKey',
-      'E23',
-      process.env.NODE_ENV !== 'production' &&
-        `can be a string only per request (it would pin one key for every call; use retry: { idempotencyKey } on the request), got ${shown(value)}`,
-    );
-  }
+  if (base === undefined) fail(where, 'idempotencyKey', 'E23', value);
   return {
     idempotencyKey: base.idempotencyKey || DEFAULT_KEYS,
     pinnedKey: validateKey(where, 'idempotencyKey', value),
@@ -64,55 +56,27 @@ function keyOptions(
   // A request that turned keys on again over a plugin with `idempotencyKey: false` starts from the defaults.
   const fallback = base || DEFAULT_KEYS;
   if (value === undefined) return base === undefined ? fallback : base;
-  if (!isPlainObject(value)) {
-    fail(
-      where,
-      'idempotencyKey',
-      'E24',
-      process.env.NODE_ENV !== 'production' &&
-        `must be ${base === undefined ? 'false or an options object' : 'false, a key string or an options object'}, got ${typed(value)}`,
-    );
-  }
-  checkKnown(`${where}idempotencyKey.`, value, KEY_FIELDS);
-  const header = own(value, 'header') ?? fallback.header;
-  if (typeof header !== 'string' || !HEADER_NAME.test(header)) {
-    fail(
-      where,
-      'idempotencyKey.header',
-      'E25',
-      process.env.NODE_ENV !== 'production' && `must be a header name such as "Idempotency-Key", got ${typed(header)}`,
-    );
-  }
-  const methodsValue = own(value, 'methods');
+  const input = optionsObject(where, 'idempotencyKey', value, KEY_FIELDS, 'E24', base !== undefined);
+  const header = own(input, 'header') ?? fallback.header;
+  if (typeof header !== 'string' || !HEADER_NAME.test(header)) fail(where, 'idempotencyKey.header', 'E25', header);
+  const methodsValue = own(input, 'methods');
   let methods = fallback.methods;
   if (methodsValue !== undefined) {
-    if (!Array.isArray(methodsValue)) {
-      fail(
-        where,
-        'idempotencyKey.methods',
-        'E26',
-        process.env.NODE_ENV !== 'production' &&
-          `must be an array of method names such as ["POST"], got ${typed(methodsValue)}`,
-      );
-    }
+    if (!Array.isArray(methodsValue)) fail(where, 'idempotencyKey.methods', 'E26', methodsValue);
     methodsValue.forEach((method: unknown, i) => {
-      if (typeof method !== 'string' || !HEADER_NAME.test(method))
-        fail(
-          where,
-          `idempotencyKey.methods[${i}]`,
-          'E27',
-          process.env.NODE_ENV !== 'production' && `must be a method name such as "POST", got ${typed(method)}`,
-        );
+      if (typeof method !== 'string' || !HEADER_NAME.test(method)) {
+        fail(where, `idempotencyKey.methods[${i}]`, 'E27', method);
+      }
     });
     methods = new Set((methodsValue as string[]).map((m) => m.toUpperCase()));
   }
   const generate = fn<(() => string) | undefined>(
     where,
     'idempotencyKey.generate',
-    own(value, 'generate'),
+    own(input, 'generate'),
     fallback.generate,
   );
-  const dedupes = own(value, 'serverDedupes');
+  const dedupes = own(input, 'serverDedupes');
   const serverDedupes = dedupeRule(where, dedupes, fallback.serverDedupes);
   const declared = Array.isArray(dedupes)
     ? dedupes.map((entry) => absoluteOrigin(entry as string)!)
@@ -141,27 +105,11 @@ function dedupeRule(
     return (origin) => predicate(origin) === true;
   }
   const field = 'idempotencyKey.serverDedupes';
-  if (!Array.isArray(value)) {
-    fail(
-      where,
-      field,
-      'E28',
-      process.env.NODE_ENV !== 'production' &&
-        `must be a boolean, an array of origins or a function (origin) => boolean, got ${typed(value)}`,
-    );
-  }
+  if (!Array.isArray(value)) fail(where, field, 'E28', value);
   const origins = new Set<string>();
   for (const entry of value as unknown[]) {
     const origin = typeof entry === 'string' ? absoluteOrigin(entry) : undefined;
-    if (origin === undefined) {
-      fail(
-        where,
-        field,
-        'E29',
-        process.env.NODE_ENV !== 'production' &&
-          `must list absolute URLs such as "https://api.example.com", got ${given(entry, 'string')}`,
-      );
-    }
+    if (origin === undefined) fail(where, field, 'E29', entry);
     origins.add(origin);
   }
   return (origin) => origins.has(origin);
