@@ -1,6 +1,6 @@
 import { DEFAULTS } from './defaults';
 import { absoluteOrigin } from './origin';
-import { fail, fn, HEADER_NAME, optionsObject, own, validateKey } from './validate';
+import { fail, fn, HEADER_NAME, listOf, optionsObject, own, validateKey } from './validate';
 
 /** The `idempotencyKey` option: which header, which methods, which generator, which servers dedupe. */
 
@@ -60,57 +60,50 @@ function keyOptions(
   const header = own(input, 'header') ?? fallback.header;
   if (typeof header !== 'string' || !HEADER_NAME.test(header)) fail(where, 'idempotencyKey.header', 'E25', header);
   const methodsValue = own(input, 'methods');
-  let methods = fallback.methods;
-  if (methodsValue !== undefined) {
-    if (!Array.isArray(methodsValue)) fail(where, 'idempotencyKey.methods', 'E26', methodsValue);
-    methodsValue.forEach((method: unknown, i) => {
-      if (typeof method !== 'string' || !HEADER_NAME.test(method)) {
-        fail(where, `idempotencyKey.methods[${i}]`, 'E27', method);
-      }
-    });
-    methods = new Set((methodsValue as string[]).map((m) => m.toUpperCase()));
-  }
+  const methods =
+    methodsValue === undefined
+      ? fallback.methods
+      : new Set(
+          listOf(where, 'idempotencyKey.methods', methodsValue, 'E26', (method, field) => {
+            if (typeof method !== 'string' || !HEADER_NAME.test(method)) fail(where, field, 'E27', method);
+            return method.toUpperCase();
+          }),
+        );
   const generate = fn<(() => string) | undefined>(
     where,
     'idempotencyKey.generate',
     own(input, 'generate'),
     fallback.generate,
   );
-  const dedupes = own(input, 'serverDedupes');
-  const serverDedupes = dedupeRule(where, dedupes, fallback.serverDedupes);
-  const declared = Array.isArray(dedupes)
-    ? dedupes.map((entry) => absoluteOrigin(entry as string)!)
-    : dedupes === undefined
-      ? fallback.declared
-      : undefined;
-  return declared === undefined
-    ? { header, methods, generate, serverDedupes }
-    : { header, methods, generate, serverDedupes, declared };
+  return { header, methods, generate, ...dedupeRule(where, own(input, 'serverDedupes'), fallback) };
 }
 
 /**
  * `serverDedupes` as one predicate over the call's origin: `true`/`false` for every origin, a list
- * of origins (absolute URLs, compared as `scheme://host:port`), or the caller's own predicate.
+ * of origins (absolute URLs, compared as `scheme://host:port`, kept as `declared` for a failed
+ * write's story), or the caller's own predicate.
  */
 function dedupeRule(
   where: string,
   value: unknown,
-  fallback: ResolvedKeyOptions['serverDedupes'],
-): ResolvedKeyOptions['serverDedupes'] {
-  if (value === undefined) return fallback;
-  if (value === true) return EVERY_SERVER_DEDUPES;
-  if (value === false) return NO_SERVER_DEDUPES;
+  fallback: ResolvedKeyOptions,
+): Pick<ResolvedKeyOptions, 'serverDedupes' | 'declared'> {
+  if (value === undefined) {
+    const { serverDedupes, declared } = fallback;
+    return declared === undefined ? { serverDedupes } : { serverDedupes, declared };
+  }
+  if (value === true) return { serverDedupes: EVERY_SERVER_DEDUPES };
+  if (value === false) return { serverDedupes: NO_SERVER_DEDUPES };
   if (typeof value === 'function') {
     const predicate = value as (origin: string) => unknown;
-    return (origin) => predicate(origin) === true;
+    return { serverDedupes: (origin) => predicate(origin) === true };
   }
   const field = 'idempotencyKey.serverDedupes';
-  if (!Array.isArray(value)) fail(where, field, 'E28', value);
-  const origins = new Set<string>();
-  for (const entry of value as unknown[]) {
+  const declared = listOf(where, field, value, 'E28', (entry) => {
     const origin = typeof entry === 'string' ? absoluteOrigin(entry) : undefined;
     if (origin === undefined) fail(where, field, 'E29', entry);
-    origins.add(origin);
-  }
-  return (origin) => origins.has(origin);
+    return origin;
+  });
+  const origins = new Set(declared);
+  return { serverDedupes: (origin) => origins.has(origin), declared };
 }

@@ -52,6 +52,8 @@ export function checkKnown(
 
 /** The values of a code's message after the value itself. */
 type Rest<C extends Code> = Values<C> extends [unknown, ...infer R] ? R : never;
+/** A code whose message needs the value alone. */
+type ValueCode = { [C in Code]: Values<C> extends [unknown] ? C : never }[Code];
 
 /**
  * An options object (`hedge`, `budget`, `idempotencyKey`, ...): a plain object, else the TypeError
@@ -68,6 +70,21 @@ export function optionsObject<C extends Code>(
   if (!isPlainObject(value)) fail(where, field, code, ...([value, ...rest] as unknown as Values<C>));
   checkKnown(`${where}${field}.`, value, known);
   return value;
+}
+
+/**
+ * A list option (`statusCodes`, `idempotencyKey.methods`, ...): an array, else the TypeError `code`;
+ * then each entry read by `entry`, which is given its field (`statusCodes[2]`) to name in its own.
+ */
+export function listOf<T>(
+  where: string,
+  field: string,
+  value: unknown,
+  code: ValueCode,
+  entry: (item: unknown, field: string, index: number) => T,
+): T[] {
+  if (!Array.isArray(value)) fail(where, field, code, value);
+  return value.map((item: unknown, index) => entry(item, `${field}[${index}]`, index));
 }
 
 /** `value[key]` when it is the object's own; a prototype's (or `__proto__`) never counts. */
