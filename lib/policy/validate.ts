@@ -81,10 +81,10 @@ export function listOf<T>(
   field: string,
   value: unknown,
   code: ValueCode,
-  entry: (item: unknown, field: string, index: number) => T,
+  entry: (item: unknown, field: string) => T,
 ): T[] {
   if (!Array.isArray(value)) fail(where, field, code, value);
-  return value.map((item: unknown, index) => entry(item, `${field}[${index}]`, index));
+  return value.map((item: unknown, index) => entry(item, `${field}[${index}]`));
 }
 
 /** `value[key]` when it is the object's own; a prototype's (or `__proto__`) never counts. */
