@@ -23,10 +23,11 @@ const entries = {
 };
 
 /**
- * The validation messages' words are written `process.env.NODE_ENV !== 'production' && ...` at each
- * throw site (lib/policy/validate.ts's `fail`): a browser app's production build drops them. Servers
- * run with NODE_ENV=production and their reader needs the words, so the Node build has none of those
- * tests: each is `true` here (checked on dist by __tests__/package/messages.test.ts).
+ * The validation messages' words (lib/policy/messages.ts) are read only behind one
+ * `process.env.NODE_ENV !== 'production'` test, in lib/policy/validate.ts's `fail`: a browser app's
+ * production build drops them. Servers run with NODE_ENV=production and their reader needs the
+ * words, so the Node build has no such test: it is `true` here (checked on dist by
+ * __tests__/package/messages.test.ts).
  */
 const DEVELOPMENT = "process.env.NODE_ENV !== 'production'";
 const keepMessages = {

@@ -9,6 +9,7 @@ import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import vm from 'node:vm';
 import { build } from 'esbuild';
+import { MESSAGES } from '../../lib/policy/messages';
 
 const root = join(__dirname, '../..');
 
@@ -22,13 +23,13 @@ const FULL = [
   'TypeError: axios-resilience: retrise is not a known option; did you mean retries?',
 ];
 
-/** The messages `retryPlugin()` throws for WRONG in a bundle of the browser build made with `define`. */
-async function browserMessages(nodeEnv: 'production' | 'development'): Promise<{ messages: string[]; text: string }> {
+/** A bundle of the browser build made with `define`, and `app`, its exports, in a realm without `process`. */
+async function browserApp(nodeEnv: 'production' | 'development', contents: string) {
   const { swapPlugin } = (await import(join(root, 'bench/browser-parts.mjs'))) as {
     swapPlugin(): import('esbuild').Plugin;
   };
   const result = await build({
-    stdin: { contents: `export { retryPlugin } from './lib/index.ts';`, resolveDir: root, loader: 'js' },
+    stdin: { contents, resolveDir: root, loader: 'js' },
     bundle: true,
     minify: true,
     write: false,
@@ -43,6 +44,12 @@ async function browserMessages(nodeEnv: 'production' | 'development'): Promise<{
   // A realm without `process`: the bundler's define is all there is.
   const context = vm.createContext({ console, URL, AbortController, setTimeout, clearTimeout });
   vm.runInContext(text, context);
+  return { text, context };
+}
+
+/** The messages `retryPlugin()` throws for WRONG in a bundle of the browser build made with `define`. */
+async function browserMessages(nodeEnv: 'production' | 'development'): Promise<{ messages: string[]; text: string }> {
+  const { text, context } = await browserApp(nodeEnv, `export { retryPlugin } from './lib/index.ts';`);
   // Parsed inside the realm: an object of this realm is no plain object to the plugin's realm.
   context.WRONG = JSON.stringify(WRONG);
   const messages = vm.runInContext(
@@ -63,6 +70,54 @@ test('a production browser bundle throws the field, the code and its docs link, 
   expect(text).not.toContain('must be a whole number');
   expect(text).not.toContain('is not a known option');
   expect(text).not.toContain('retryCondition'); // another library's name, which only a message mentions
+});
+
+/**
+ * The options the capability entries bring (breaker, chaos, hedging, the rate limiter, the header
+ * dialects) are checked by code that only such an app carries: its words go too, those a message
+ * takes from a table (what to use instead of an opossum option) or builds from parts (what a chaos
+ * fault may match) as much as the rest.
+ */
+test('a production browser bundle with every capability carries none of their words either', async () => {
+  const entry = `export { retryPlugin } from './lib/index.ts';
+    export { breaker } from './lib/browser/breaker.ts';
+    export { chaos } from './lib/browser/fault-injection.ts';
+    export { hedging } from './lib/browser/hedging.ts';
+    export { rateLimiting } from './lib/browser/rate-limiting.ts';
+    export { rateLimitHeaders } from './lib/browser/rate-limit-headers.ts';`;
+  const wrong = `[
+    { breaker: app.breaker({ cache: true }) },
+    { chaos: app.chaos({ faults: [{ rate: 1, status: 503, match: { origin: 'api.example.com' } }] }) },
+    { hedge: app.hedging({ delayMs: 'p75' }) },
+    { rateLimit: app.rateLimiting({ shared: 'redis' }) },
+  ].map((options) => { try { app.retryPlugin(options); return 'none'; } catch (e) { return e.name + ': ' + e.message; } })`;
+  const production = await browserApp('production', entry);
+  expect(vm.runInContext(wrong, production.context)).toEqual([
+    'TypeError: axios-resilience: breaker.cache E64: see axios-resilience/docs/errors.md#E64',
+    'TypeError: axios-resilience: chaos.faults[0].match.origin E47: see axios-resilience/docs/errors.md#E47',
+    'TypeError: axios-resilience: hedge.delayMs E40: see axios-resilience/docs/errors.md#E40',
+    'TypeError: axios-resilience: rateLimit.shared E43: see axios-resilience/docs/errors.md#E43',
+  ]);
+  const development = await browserApp('development', entry);
+  const full = [
+    'TypeError: axios-resilience: breaker.cache cannot be set here; use a caching layer such as axios-cache-interceptor',
+    `TypeError: axios-resilience: chaos.faults[0].match.origin must be an absolute origin ('https://api.example.com') or a list of them, got "api.example.com"`,
+    'TypeError: axios-resilience: hedge.delayMs must be ms (0 to 2147483647) or "p50", "p90", "p95", "p99", got "p75"',
+    'TypeError: axios-resilience: rateLimit.shared must be a RateLimitStore (e.g. redisRateLimitStore(client)), got the string "redis"',
+  ];
+  expect(vm.runInContext(wrong, development.context)).toEqual(full);
+  for (const words of [
+    'a caching layer such as axios-cache-interceptor',
+    'a concurrency limiter in front of axios',
+    'snapshots stay off',
+    'an absolute origin',
+    "a method name ('POST')",
+    'must be a RateLimitStore',
+    'must be a BreakerSync',
+  ]) {
+    expect(development.text).toContain(words);
+    expect(production.text).not.toContain(words);
+  }
 });
 
 test('a development browser bundle throws the full words', async () => {
@@ -96,7 +151,7 @@ test('the Node build keeps the full words under NODE_ENV=production', () => {
   }
 });
 
-test('every code thrown in lib/ has its entry in docs/errors.md, and every entry a code', () => {
+test('every code thrown in lib/ has its words and its entry in docs/errors.md, and every entry a code', () => {
   const thrown = new Set<string>();
   const dir = join(root, 'lib/policy');
   for (const name of readdirSync(dir)) {
@@ -107,4 +162,5 @@ test('every code thrown in lib/ has its entry in docs/errors.md, and every entry
   );
   const byNumber = (a: string, b: string) => Number(a.slice(1)) - Number(b.slice(1));
   expect([...documented].sort(byNumber)).toEqual([...thrown].sort(byNumber));
+  expect(Object.keys(MESSAGES).sort(byNumber)).toEqual([...thrown].sort(byNumber));
 });

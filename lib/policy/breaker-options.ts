@@ -1,6 +1,6 @@
 import type { BreakerOptions } from '../types';
 import { DEFAULTS, MAX_TIMER_MS } from './defaults';
-import { fail, fn, isPlainObject, nonNegative, own, typed, unknownName, wholeNumber } from './validate';
+import { fail, fn, isPlainObject, nonNegative, own, wholeNumber } from './validate';
 
 /**
  * The breaker's settings. In its own file so the browser build can leave it out: there the
@@ -21,42 +21,32 @@ export interface ResolvedBreakerOptions {
 }
 
 /**
- * opossum options the plugin sets itself or cannot honour, and what to use instead. Everything
- * else unknown is refused too: a misspelt option must not be silently ignored.
+ * opossum options the plugin sets itself or cannot honour (E64's words say what to use instead).
+ * Everything else unknown is refused too: a misspelt option must not be silently ignored.
  */
-const BREAKER_REFUSED: Record<string, string> = {
-  timeout: "axios's own `timeout` (per attempt) and `deadlineMs` (per call)",
-  errorFilter: '`statusCodes` and `errorCodes`: only their failures count against the breaker',
-  rotateBucketController: 'nothing: the plugin rotates every breaker on one shared timer',
-  enableSnapshots: 'nothing: snapshots stay off so a thousand origins do not mean a thousand timers',
-  cache: 'a caching layer such as axios-cache-interceptor',
-  coalesce: 'a caching layer such as axios-cache-interceptor',
-  capacity: 'a concurrency limiter in front of axios',
-  name: '`key`',
-  group: '`key`',
-};
+const REFUSED = [
+  'timeout',
+  'errorFilter',
+  'rotateBucketController',
+  'enableSnapshots',
+  'cache',
+  'coalesce',
+  'capacity',
+  'name',
+  'group',
+] as const;
+export type RefusedBreakerOption = (typeof REFUSED)[number];
+const BREAKER_REFUSED: ReadonlySet<string> = new Set(REFUSED);
 const BREAKER_FIELDS = new Set([...Object.keys(DEFAULTS.breaker), 'key', 'shared']);
 
 export function resolveBreaker(value: unknown): false | ResolvedBreakerOptions {
   if (value === false) return false;
   const input = value === undefined ? {} : value;
-  if (!isPlainObject(input))
-    fail(
-      '',
-      'breaker',
-      'E33',
-      process.env.NODE_ENV !== 'production' && `must be false or an options object, got ${typed(input)}`,
-    );
+  if (!isPlainObject(input)) fail('', 'breaker', 'E33', input);
   for (const key of Object.keys(input)) {
     if (BREAKER_FIELDS.has(key)) continue;
-    const instead = Object.prototype.hasOwnProperty.call(BREAKER_REFUSED, key) ? BREAKER_REFUSED[key] : undefined;
-    fail(
-      '',
-      `breaker.${key}`,
-      instead ? 'E64' : 'E1',
-      process.env.NODE_ENV !== 'production' &&
-        (instead ? `cannot be set here; use ${instead}` : unknownName(key, BREAKER_FIELDS, 'breaker option')),
-    );
+    if (BREAKER_REFUSED.has(key)) fail('', `breaker.${key}`, 'E64', key as RefusedBreakerOption);
+    fail('', `breaker.${key}`, 'E1', key, BREAKER_FIELDS, undefined, 'breaker option');
   }
   const defaults = DEFAULTS.breaker;
   const number = (field: keyof typeof defaults, fallback: number = defaults[field]): number =>
@@ -74,49 +64,16 @@ export function resolveBreaker(value: unknown): false | ResolvedBreakerOptions {
     key: fn<BreakerOptions['key']>('', 'breaker.key', own(input, 'key'), undefined),
     shared: own(input, 'shared') as BreakerOptions['shared'],
   };
-  if (result.maxResetTimeout > MAX_TIMER_MS)
-    fail(
-      '',
-      'breaker.maxResetTimeout',
-      'E34',
-      process.env.NODE_ENV !== 'production' &&
-        `must be at most ${MAX_TIMER_MS} (2^31 - 1), got ${result.maxResetTimeout}`,
-    );
-  if (result.resetTimeout > result.maxResetTimeout) {
-    fail(
-      '',
-      'breaker.resetTimeout',
-      'E35',
-      process.env.NODE_ENV !== 'production' &&
-        `(${result.resetTimeout}) must not be above maxResetTimeout (${result.maxResetTimeout})`,
-    );
-  }
+  const { maxResetTimeout } = result;
+  if (maxResetTimeout > MAX_TIMER_MS) fail('', 'breaker.maxResetTimeout', 'E34', maxResetTimeout);
+  if (resetTimeout > maxResetTimeout) fail('', 'breaker.resetTimeout', 'E35', resetTimeout, maxResetTimeout);
   // opossum (and the browser's breaker) open when the failure rate is above it: at 100 or more, never.
-  if (result.errorThresholdPercentage >= 100) {
-    fail(
-      '',
-      'breaker.errorThresholdPercentage',
-      'E36',
-      process.env.NODE_ENV !== 'production' &&
-        `must be from 0 to below 100 (the breaker opens above it), got ${result.errorThresholdPercentage}`,
-    );
-  }
+  const threshold = result.errorThresholdPercentage;
+  if (threshold >= 100) fail('', 'breaker.errorThresholdPercentage', 'E36', threshold);
   wholeNumber('', 'breaker.maxOrigins', result.maxOrigins, 1, 1);
-  if (result.rollingCountBuckets < 1)
-    fail(
-      '',
-      'breaker.rollingCountBuckets',
-      'E37',
-      process.env.NODE_ENV !== 'production' && `must be at least 1, got ${result.rollingCountBuckets}`,
-    );
+  if (result.rollingCountBuckets < 1) fail('', 'breaker.rollingCountBuckets', 'E37', result.rollingCountBuckets);
   const shared = result.shared as unknown;
   if (shared !== undefined && (shared === null || typeof (shared as { announce?: unknown }).announce !== 'function'))
-    fail(
-      '',
-      'breaker.shared',
-      'E38',
-      process.env.NODE_ENV !== 'production' &&
-        `must be a BreakerSync (e.g. redisBreakerSync(client)), got ${typed(shared)}`,
-    );
+    fail('', 'breaker.shared', 'E38', shared);
   return result;
 }

@@ -3,19 +3,7 @@ import type { ChaosSetting } from './chaos-options';
 import { DEFAULTS, MAX_TIMER_MS } from './defaults';
 import type { ResolvedHedge } from './hedge-options';
 import type { KeySettings } from './key-options';
-import {
-  checkKnown,
-  fail,
-  fn,
-  given,
-  HEADER_NAME,
-  isPlainObject,
-  nonNegative,
-  own,
-  shown,
-  typed,
-  wholeNumber,
-} from './validate';
+import { fail, fn, HEADER_NAME, nonNegative, optionsObject, own, wholeNumber } from './validate';
 
 /** The settings of one call's retry loop, validated. Budget and breaker live on the plugin. */
 export interface ResolvedOptions extends KeySettings, ChaosSetting {
@@ -77,32 +65,11 @@ export function waits(where: string, input: Input, base: ResolvedOptions | undef
     own(input, 'maxDelayMs'),
     base?.maxDelayMs ?? DEFAULTS.maxDelayMs,
   );
-  if (maxDelayMs > MAX_TIMER_MS)
-    fail(
-      where,
-      'maxDelayMs',
-      'E7',
-      process.env.NODE_ENV !== 'production' && `must be at most ${MAX_TIMER_MS} (2^31 - 1), got ${maxDelayMs}`,
-    );
+  if (maxDelayMs > MAX_TIMER_MS) fail(where, 'maxDelayMs', 'E7', maxDelayMs);
   const jitter = own(input, 'jitter') ?? base?.jitter ?? DEFAULTS.jitter;
-  if (!JITTERS.includes(jitter as JitterStrategy)) {
-    fail(
-      where,
-      'jitter',
-      'E8',
-      process.env.NODE_ENV !== 'production' &&
-        `must be one of ${JITTERS.map(shown).join(', ')}, got ${given(jitter, 'string')}`,
-    );
-  }
+  if (!JITTERS.includes(jitter as JitterStrategy)) fail(where, 'jitter', 'E8', jitter, JITTERS);
   const retryAfter = own(input, 'retryAfter') ?? base?.retryAfter ?? DEFAULTS.retryAfter;
-  if (retryAfter !== 'clamp' && retryAfter !== 'fail') {
-    fail(
-      where,
-      'retryAfter',
-      'E9',
-      process.env.NODE_ENV !== 'production' && `must be "clamp" or "fail", got ${given(retryAfter, 'string')}`,
-    );
-  }
+  if (retryAfter !== 'clamp' && retryAfter !== 'fail') fail(where, 'retryAfter', 'E9', retryAfter);
   return {
     retries,
     baseDelayMs,
@@ -114,14 +81,7 @@ export function waits(where: string, input: Input, base: ResolvedOptions | undef
 
 export function deadline(where: string, value: unknown, fallback: number | undefined): number | undefined {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    fail(
-      where,
-      'deadlineMs',
-      'E10',
-      process.env.NODE_ENV !== 'production' && `must be a finite number > 0, got ${given(value, 'number')}`,
-    );
-  }
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) fail(where, 'deadlineMs', 'E10', value);
   return value;
 }
 
@@ -129,24 +89,10 @@ const REPLAY_FIELDS = new Set(Object.keys(DEFAULTS.replay));
 
 export function replayBound(where: string, value: unknown, fallback: number): number {
   if (value === undefined) return fallback;
-  if (!isPlainObject(value))
-    fail(
-      where,
-      'replay',
-      'E11',
-      process.env.NODE_ENV !== 'production' && `must be an object such as { maxBytes: 8388608 }, got ${typed(value)}`,
-    );
-  checkKnown(`${where}replay.`, value, REPLAY_FIELDS);
-  const maxBytes = own(value, 'maxBytes');
+  const maxBytes = own(optionsObject(where, 'replay', value, REPLAY_FIELDS, 'E11'), 'maxBytes');
   if (maxBytes === undefined) return fallback;
   if (typeof maxBytes !== 'number' || !Number.isSafeInteger(maxBytes) || maxBytes < 1) {
-    fail(
-      where,
-      'replay.maxBytes',
-      'E12',
-      process.env.NODE_ENV !== 'production' &&
-        `must be a positive whole number of bytes, got ${given(maxBytes, 'number')}`,
-    );
+    fail(where, 'replay.maxBytes', 'E12', maxBytes);
   }
   return maxBytes;
 }
@@ -158,14 +104,7 @@ export function bodyFactory(
   base: ResolvedOptions | undefined,
 ): (() => unknown) | undefined {
   if (value === undefined) return undefined;
-  if (base === undefined)
-    fail(
-      where,
-      'body',
-      'E13',
-      process.env.NODE_ENV !== 'production' &&
-        "can be set only per request, in config.retry (it makes one call's body)",
-    );
+  if (base === undefined) fail(where, 'body', 'E13');
   return fn<(() => unknown) | undefined>(where, 'body', value, undefined);
 }
 
@@ -173,14 +112,6 @@ export function attemptHeader(where: string, value: unknown, fallback: string | 
   if (value === undefined) return fallback;
   if (value === false) return false;
   if (value === true) return DEFAULTS.attemptHeaderName;
-  if (typeof value !== 'string' || !HEADER_NAME.test(value)) {
-    fail(
-      where,
-      'attemptHeader',
-      'E14',
-      process.env.NODE_ENV !== 'production' &&
-        `must be false, true or a header name such as "X-Retry-Attempt", got ${typed(value)}`,
-    );
-  }
+  if (typeof value !== 'string' || !HEADER_NAME.test(value)) fail(where, 'attemptHeader', 'E14', value);
   return value;
 }

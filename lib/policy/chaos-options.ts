@@ -3,7 +3,7 @@ import type { FaultMatch } from './chaos-match';
 import { perRequestChaos } from './chaos-per-request';
 import { DEFAULT_ERROR_CODES, MAX_TIMER_MS } from './defaults';
 import { seededRandom } from './random';
-import { checkKnown, fail, given, isPlainObject, own, shown, typed } from './validate';
+import { fail, isPlainObject, optionsObject, own } from './validate';
 
 /**
  * The `chaos` option, validated: each fault in one shape, and the source that chooses which
@@ -52,103 +52,51 @@ const KINDS = ['status', 'error', 'latencyMs'] as const;
 
 function effectOf(field: string, fault: Record<string, unknown>): FaultEffect {
   const kinds = KINDS.filter((kind) => own(fault, kind) !== undefined);
-  if (kinds.length !== 1) {
-    fail(
-      '',
-      field,
-      'E51',
-      process.env.NODE_ENV !== 'production' &&
-        `must have exactly one of status, error or latencyMs, got ${kinds.length === 0 ? 'none' : kinds.join(' and ')}`,
-    );
-  }
+  if (kinds.length !== 1) fail('', field, 'E51', kinds);
   const status = own(fault, 'status');
   const headers = own(fault, 'headers');
   const body = own(fault, 'body');
   if (status === undefined && (headers !== undefined || body !== undefined)) {
-    fail(
-      '',
-      `${field}.${headers === undefined ? 'body' : 'headers'}`,
-      'E52',
-      process.env.NODE_ENV !== 'production' && 'is allowed only with status',
-    );
+    fail('', `${field}.${headers === undefined ? 'body' : 'headers'}`, 'E52');
   }
   if (kinds[0] === 'status') {
     if (typeof status !== 'number' || !Number.isInteger(status) || status < 400 || status > 599) {
-      fail(
-        '',
-        `${field}.status`,
-        'E53',
-        process.env.NODE_ENV !== 'production' && `must be a failure status (400-599), got ${given(status, 'number')}`,
-      );
+      fail('', `${field}.status`, 'E53', status);
     }
     if (
       headers !== undefined &&
       (!isPlainObject(headers) || Object.values(headers).some((v) => typeof v !== 'string'))
     ) {
-      fail(
-        '',
-        `${field}.headers`,
-        'E54',
-        process.env.NODE_ENV !== 'production' && `must be an object of header strings, got ${shown(headers)}`,
-      );
+      fail('', `${field}.headers`, 'E54', headers);
     }
     return { kind: 'status', status, headers: { ...(headers as Record<string, string> | undefined) }, body };
   }
   if (kinds[0] === 'error') {
     const code = own(fault, 'error');
     if (typeof code !== 'string' || !CHAOS_ERROR_CODES.includes(code)) {
-      fail(
-        '',
-        `${field}.error`,
-        'E55',
-        process.env.NODE_ENV !== 'production' && `must be one of ${CHAOS_ERROR_CODES.join(', ')}, got ${shown(code)}`,
-      );
+      fail('', `${field}.error`, 'E55', code, CHAOS_ERROR_CODES);
     }
     return { kind: 'error', code };
   }
   const latencyMs = own(fault, 'latencyMs');
   if (typeof latencyMs !== 'number' || !Number.isFinite(latencyMs) || latencyMs < 0 || latencyMs > MAX_TIMER_MS) {
-    fail(
-      '',
-      `${field}.latencyMs`,
-      'E56',
-      process.env.NODE_ENV !== 'production' &&
-        `must be ms from 0 to ${MAX_TIMER_MS}, got ${given(latencyMs, 'number')}`,
-    );
+    fail('', `${field}.latencyMs`, 'E56', latencyMs);
   }
   return { kind: 'latency', latencyMs };
 }
 
 function faultOf(value: unknown, index: number): ResolvedFault {
   const field = `chaos.faults[${index}]`;
-  if (!isPlainObject(value))
-    fail(
-      '',
-      field,
-      'E57',
-      process.env.NODE_ENV !== 'production' &&
-        `must be an object such as { rate: 0.1, status: 503 }, got ${shown(value)}`,
-    );
-  checkKnown(`${field}.`, value, FAULT_FIELDS);
-  const rate = own(value, 'rate');
+  const fault = optionsObject('', field, value, FAULT_FIELDS, 'E57');
+  const rate = own(fault, 'rate');
   if (typeof rate !== 'number' || !(rate >= 0 && rate <= 1)) {
-    fail(
-      '',
-      `${field}.rate`,
-      'E58',
-      process.env.NODE_ENV !== 'production' && `must be a number from 0 to 1, got ${given(rate, 'number')}`,
-    );
+    fail('', `${field}.rate`, 'E58', rate);
   }
-  const phase = own(value, 'phase') ?? 'before';
+  const phase = own(fault, 'phase') ?? 'before';
   if (phase !== 'before' && phase !== 'after') {
-    fail(
-      '',
-      `${field}.phase`,
-      'E59',
-      process.env.NODE_ENV !== 'production' && `must be 'before' or 'after', got ${shown(phase)}`,
-    );
+    fail('', `${field}.phase`, 'E59', phase);
   }
-  return { index, rate, phase, ...matchOf(`${field}.match`, own(value, 'match')), effect: effectOf(field, value) };
+  return { index, rate, phase, ...matchOf(`${field}.match`, own(fault, 'match')), effect: effectOf(field, fault) };
 }
 
 /**
@@ -162,39 +110,15 @@ export function resolveChaos(
 ): false | ResolvedChaos {
   if (base !== undefined) return perRequestChaos(where, value, base);
   if (value === undefined) return false;
-  if (!isPlainObject(value))
-    fail(
-      where,
-      'chaos',
-      'E60',
-      process.env.NODE_ENV !== 'production' && `must be an object such as { faults: [...] }, got ${shown(value)}`,
-    );
-  checkKnown(`${where}chaos.`, value, CHAOS_FIELDS);
-  const faults = own(value, 'faults');
-  if (!Array.isArray(faults))
-    fail(
-      where,
-      'chaos.faults',
-      'E61',
-      process.env.NODE_ENV !== 'production' && `must be an array of faults, got ${shown(faults)}`,
-    );
-  const seed = own(value, 'seed');
+  const input = optionsObject(where, 'chaos', value, CHAOS_FIELDS, 'E60');
+  const faults = own(input, 'faults');
+  if (!Array.isArray(faults)) fail(where, 'chaos.faults', 'E61', faults);
+  const seed = own(input, 'seed');
   if (seed !== undefined && (typeof seed !== 'number' || !Number.isSafeInteger(seed))) {
-    fail(
-      where,
-      'chaos.seed',
-      'E62',
-      process.env.NODE_ENV !== 'production' && `must be a whole number, got ${given(seed, 'number')}`,
-    );
+    fail(where, 'chaos.seed', 'E62', seed);
   }
-  const enabled = own(value, 'enabled') ?? true;
-  if (typeof enabled !== 'boolean')
-    fail(
-      where,
-      'chaos.enabled',
-      'E63',
-      process.env.NODE_ENV !== 'production' && `must be true or false, got ${typed(enabled)}`,
-    );
+  const enabled = own(input, 'enabled') ?? true;
+  if (typeof enabled !== 'boolean') fail(where, 'chaos.enabled', 'E63', enabled);
   const resolved = faults.map(faultOf);
   if (!enabled || resolved.length === 0) return false;
   return { faults: resolved, draw: seed === undefined ? Math.random : seededRandom(seed) };

@@ -1,6 +1,6 @@
 import type { BudgetSettings, RetryBudgetLike } from '../types';
 import { DEFAULTS } from './defaults';
-import { checkKnown, fail, given, isPlainObject, own, typed, wholeNumber } from './validate';
+import { fail, optionsObject, own, wholeNumber } from './validate';
 
 /** The retry budget's settings (the breaker's are in `breaker-options.ts`, which a browser build swaps out). */
 
@@ -14,13 +14,7 @@ const BUDGET_FIELDS = new Set(['ratio', 'minPerSecond', 'windowMs', 'maxOrigins'
 export function budgetNumber(field: string, value: unknown, fallback: number, positive: boolean): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || (positive && value === 0)) {
-    fail(
-      '',
-      `budget.${field}`,
-      'E30',
-      process.env.NODE_ENV !== 'production' &&
-        `must be a finite number ${positive ? '> 0' : '>= 0'}, got ${given(value, 'number')}`,
-    );
+    fail('', `budget.${field}`, 'E30', value, positive);
   }
   return value;
 }
@@ -33,15 +27,7 @@ export function budgetNumber(field: string, value: unknown, fallback: number, po
  */
 function budgetRatio(value: unknown, fallback: number): number {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !(value >= 0 && value <= 1)) {
-    fail(
-      '',
-      'budget.ratio',
-      'E31',
-      process.env.NODE_ENV !== 'production' &&
-        `must be a share from 0 to 1 (0.1 is 10 %), got ${given(value, 'number')}`,
-    );
-  }
+  if (typeof value !== 'number' || !(value >= 0 && value <= 1)) fail('', 'budget.ratio', 'E31', value);
   return value;
 }
 
@@ -59,15 +45,7 @@ export function resolveBudget(value: unknown): ResolvedBudget {
   if (value === false) return false;
   // A shared budget: a RetryBudget, or anything that keeps the same promises.
   if (typeof (value as RetryBudgetLike | null)?.tryWithdraw === 'function') return { shared: value as RetryBudgetLike };
-  const input = value === undefined ? {} : value;
-  if (!isPlainObject(input))
-    fail(
-      '',
-      'budget',
-      'E32',
-      process.env.NODE_ENV !== 'production' && `must be false, a RetryBudget or an options object, got ${typed(input)}`,
-    );
-  checkKnown('budget.', input, BUDGET_FIELDS);
+  const input = optionsObject('', 'budget', value === undefined ? {} : value, BUDGET_FIELDS, 'E32');
   const settings = budgetSettings({
     ratio: own(input, 'ratio'),
     minPerSecond: own(input, 'minPerSecond'),

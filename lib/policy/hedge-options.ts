@@ -1,5 +1,5 @@
 import { DEFAULTS, MAX_TIMER_MS } from './defaults';
-import { checkKnown, fail, given, isPlainObject, nonNegative, own, shown, typed } from './validate';
+import { fail, nonNegative, optionsObject, own } from './validate';
 
 /** The `hedge` option: when to send a second copy of a slow call, and how many. */
 
@@ -18,47 +18,29 @@ const HEDGE_FIELDS = new Set(['delayMs', ...Object.keys(DEFAULTS.hedgeFields)]);
 export function resolveHedge(where: string, value: unknown, fallback: false | ResolvedHedge): false | ResolvedHedge {
   if (value === undefined) return fallback;
   if (value === false) return false;
-  if (!isPlainObject(value))
-    fail(
-      where,
-      'hedge',
-      'E39',
-      process.env.NODE_ENV !== 'production' && `must be false or { delayMs, maxHedges? }, got ${typed(value)}`,
-    );
-  checkKnown(`${where}hedge.`, value, HEDGE_FIELDS);
-  const delay = own(value, 'delayMs');
+  const input = optionsObject(where, 'hedge', value, HEDGE_FIELDS, 'E39');
+  const delay = own(input, 'delayMs');
   const percentile = typeof delay === 'string' && Object.hasOwn(PERCENTILES, delay) ? PERCENTILES[delay] : undefined;
   if (
     percentile === undefined &&
     (typeof delay !== 'number' || !Number.isFinite(delay) || delay < 0 || delay > MAX_TIMER_MS)
   ) {
-    fail(
-      where,
-      'hedge.delayMs',
-      'E40',
-      process.env.NODE_ENV !== 'production' &&
-        `must be ms (0 to ${MAX_TIMER_MS}) or "p50", "p90", "p95", "p99", got ${shown(delay)}`,
-    );
+    fail(where, 'hedge.delayMs', 'E40', delay);
   }
   const defaults = DEFAULTS.hedgeFields;
-  const maxHedges = own(value, 'maxHedges') ?? defaults.maxHedges;
+  const maxHedges = own(input, 'maxHedges') ?? defaults.maxHedges;
   if (typeof maxHedges !== 'number' || !Number.isSafeInteger(maxHedges) || maxHedges < 1 || maxHedges > 10) {
-    fail(
-      where,
-      'hedge.maxHedges',
-      'E41',
-      process.env.NODE_ENV !== 'production' && `must be a whole number from 1 to 10, got ${given(maxHedges, 'number')}`,
-    );
+    fail(where, 'hedge.maxHedges', 'E41', maxHedges);
   }
   return {
     delayMs: percentile === undefined ? (delay as number) : 0,
     percentile,
     maxHedges,
-    minDelayMs: nonNegative(where, 'hedge.minDelayMs', own(value, 'minDelayMs'), defaults.minDelayMs),
+    minDelayMs: nonNegative(where, 'hedge.minDelayMs', own(input, 'minDelayMs'), defaults.minDelayMs),
     fallbackDelayMs: nonNegative(
       where,
       'hedge.fallbackDelayMs',
-      own(value, 'fallbackDelayMs'),
+      own(input, 'fallbackDelayMs'),
       defaults.fallbackDelayMs,
     ),
   };

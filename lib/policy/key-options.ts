@@ -1,6 +1,6 @@
 import { DEFAULTS } from './defaults';
 import { absoluteOrigin } from './origin';
-import { checkKnown, fail, fn, given, HEADER_NAME, isPlainObject, own, shown, typed, validateKey } from './validate';
+import { fail, fn, HEADER_NAME, listOf, optionsObject, own, validateKey } from './validate';
 
 /** The `idempotencyKey` option: which header, which methods, which generator, which servers dedupe. */
 
@@ -40,15 +40,7 @@ const DEFAULT_KEYS: ResolvedKeyOptions = {
 export function resolveKeys(where: string, value: unknown, base: KeySettings | undefined): KeySettings {
   if (typeof value !== 'string')
     return { idempotencyKey: keyOptions(where, value, base?.idempotencyKey), pinnedKey: undefined };
-  if (base === undefined) {
-    fail(
-      where,
-      'idempotencyKey',
-      'E23',
-      process.env.NODE_ENV !== 'production' &&
-        `can be a string only per request (it would pin one key for every call; use retry: { idempotencyKey } on the request), got ${shown(value)}`,
-    );
-  }
+  if (base === undefined) fail(where, 'idempotencyKey', 'E23', value);
   return {
     idempotencyKey: base.idempotencyKey || DEFAULT_KEYS,
     pinnedKey: validateKey(where, 'idempotencyKey', value),
@@ -64,105 +56,54 @@ function keyOptions(
   // A request that turned keys on again over a plugin with `idempotencyKey: false` starts from the defaults.
   const fallback = base || DEFAULT_KEYS;
   if (value === undefined) return base === undefined ? fallback : base;
-  if (!isPlainObject(value)) {
-    fail(
-      where,
-      'idempotencyKey',
-      'E24',
-      process.env.NODE_ENV !== 'production' &&
-        `must be ${base === undefined ? 'false or an options object' : 'false, a key string or an options object'}, got ${typed(value)}`,
-    );
-  }
-  checkKnown(`${where}idempotencyKey.`, value, KEY_FIELDS);
-  const header = own(value, 'header') ?? fallback.header;
-  if (typeof header !== 'string' || !HEADER_NAME.test(header)) {
-    fail(
-      where,
-      'idempotencyKey.header',
-      'E25',
-      process.env.NODE_ENV !== 'production' && `must be a header name such as "Idempotency-Key", got ${typed(header)}`,
-    );
-  }
-  const methodsValue = own(value, 'methods');
-  let methods = fallback.methods;
-  if (methodsValue !== undefined) {
-    if (!Array.isArray(methodsValue)) {
-      fail(
-        where,
-        'idempotencyKey.methods',
-        'E26',
-        process.env.NODE_ENV !== 'production' &&
-          `must be an array of method names such as ["POST"], got ${typed(methodsValue)}`,
-      );
-    }
-    methodsValue.forEach((method: unknown, i) => {
-      if (typeof method !== 'string' || !HEADER_NAME.test(method))
-        fail(
-          where,
-          `idempotencyKey.methods[${i}]`,
-          'E27',
-          process.env.NODE_ENV !== 'production' && `must be a method name such as "POST", got ${typed(method)}`,
+  const input = optionsObject(where, 'idempotencyKey', value, KEY_FIELDS, 'E24', base !== undefined);
+  const header = own(input, 'header') ?? fallback.header;
+  if (typeof header !== 'string' || !HEADER_NAME.test(header)) fail(where, 'idempotencyKey.header', 'E25', header);
+  const methodsValue = own(input, 'methods');
+  const methods =
+    methodsValue === undefined
+      ? fallback.methods
+      : new Set(
+          listOf(where, 'idempotencyKey.methods', methodsValue, 'E26', (method, field) => {
+            if (typeof method !== 'string' || !HEADER_NAME.test(method)) fail(where, field, 'E27', method);
+            return method.toUpperCase();
+          }),
         );
-    });
-    methods = new Set((methodsValue as string[]).map((m) => m.toUpperCase()));
-  }
   const generate = fn<(() => string) | undefined>(
     where,
     'idempotencyKey.generate',
-    own(value, 'generate'),
+    own(input, 'generate'),
     fallback.generate,
   );
-  const dedupes = own(value, 'serverDedupes');
-  const serverDedupes = dedupeRule(where, dedupes, fallback.serverDedupes);
-  const declared = Array.isArray(dedupes)
-    ? dedupes.map((entry) => absoluteOrigin(entry as string)!)
-    : dedupes === undefined
-      ? fallback.declared
-      : undefined;
-  return declared === undefined
-    ? { header, methods, generate, serverDedupes }
-    : { header, methods, generate, serverDedupes, declared };
+  return { header, methods, generate, ...dedupeRule(where, own(input, 'serverDedupes'), fallback) };
 }
 
 /**
  * `serverDedupes` as one predicate over the call's origin: `true`/`false` for every origin, a list
- * of origins (absolute URLs, compared as `scheme://host:port`), or the caller's own predicate.
+ * of origins (absolute URLs, compared as `scheme://host:port`, kept as `declared` for a failed
+ * write's story), or the caller's own predicate.
  */
 function dedupeRule(
   where: string,
   value: unknown,
-  fallback: ResolvedKeyOptions['serverDedupes'],
-): ResolvedKeyOptions['serverDedupes'] {
-  if (value === undefined) return fallback;
-  if (value === true) return EVERY_SERVER_DEDUPES;
-  if (value === false) return NO_SERVER_DEDUPES;
+  fallback: ResolvedKeyOptions,
+): Pick<ResolvedKeyOptions, 'serverDedupes' | 'declared'> {
+  if (value === undefined) {
+    const { serverDedupes, declared } = fallback;
+    return declared === undefined ? { serverDedupes } : { serverDedupes, declared };
+  }
+  if (value === true) return { serverDedupes: EVERY_SERVER_DEDUPES };
+  if (value === false) return { serverDedupes: NO_SERVER_DEDUPES };
   if (typeof value === 'function') {
     const predicate = value as (origin: string) => unknown;
-    return (origin) => predicate(origin) === true;
+    return { serverDedupes: (origin) => predicate(origin) === true };
   }
   const field = 'idempotencyKey.serverDedupes';
-  if (!Array.isArray(value)) {
-    fail(
-      where,
-      field,
-      'E28',
-      process.env.NODE_ENV !== 'production' &&
-        `must be a boolean, an array of origins or a function (origin) => boolean, got ${typed(value)}`,
-    );
-  }
-  const origins = new Set<string>();
-  for (const entry of value as unknown[]) {
+  const declared = listOf(where, field, value, 'E28', (entry) => {
     const origin = typeof entry === 'string' ? absoluteOrigin(entry) : undefined;
-    if (origin === undefined) {
-      fail(
-        where,
-        field,
-        'E29',
-        process.env.NODE_ENV !== 'production' &&
-          `must list absolute URLs such as "https://api.example.com", got ${given(entry, 'string')}`,
-      );
-    }
-    origins.add(origin);
-  }
-  return (origin) => origins.has(origin);
+    if (origin === undefined) fail(where, field, 'E29', entry);
+    return origin;
+  });
+  const origins = new Set(declared);
+  return { serverDedupes: (origin) => origins.has(origin), declared };
 }

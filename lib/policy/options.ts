@@ -12,11 +12,10 @@ import type { ResolvedRateLimit } from './rate-limit-options';
 import { resolveHedge } from './hedge-options';
 import type { ResolvedHedge } from './hedge-options';
 import { resolveKeys } from './key-options';
-import { PEER_NAMES } from './peer-names';
 import { attemptHeader, bodyFactory, deadline, replayBound, waits } from './call-fields';
 import type { Input, ResolvedOptions } from './call-fields';
 import { resolveTables } from './table-options';
-import { checkKnown, fail, flag, fn, isPlainObject, own, typed } from './validate';
+import { checkKnown, fail, flag, fn, isPlainObject, own } from './validate';
 
 export { DEFAULT_ERROR_CODES, DEFAULT_STATUS_CODES, MAX_TIMER_MS };
 export type { ResolvedBreakerOptions, ResolvedHedge, ResolvedOptions };
@@ -64,6 +63,7 @@ const CALL_FIELDS = new Set([
   'body',
   'chaos',
 ]);
+/** The plugin's option names: what a message says of a wrong name at the top of the options depends on them. */
 const PLUGIN_FIELDS = new Set([
   ...CALL_FIELDS,
   'budget',
@@ -74,22 +74,6 @@ const PLUGIN_FIELDS = new Set([
   'onRateLimit',
   'now',
 ]);
-/**
- * What a message says of the peers' names, and of plugin-wide options given per request (where they
- * belong): read only when a name is wrong, and empty where messages are dropped (E1 either way).
- */
-const peerNames = (): Record<string, string> => (process.env.NODE_ENV !== 'production' ? PEER_NAMES : {});
-const requestElsewhere = (): Record<string, string> =>
-  process.env.NODE_ENV !== 'production'
-    ? {
-        ...PEER_NAMES,
-        ...Object.fromEntries(
-          [...PLUGIN_FIELDS]
-            .filter((field) => !CALL_FIELDS.has(field))
-            .map((field) => [field, `can be set only in retryPlugin({ ${field} }), not per request`]),
-        ),
-      }
-    : {};
 
 /**
  * Merges `input` over `base` (the plugin's resolved options, or the defaults) and validates the
@@ -136,9 +120,8 @@ export function resolveCallOptions(input: Input, base: ResolvedOptions | undefin
 /** Validates everything given to `retryPlugin()`. Throws a `TypeError` naming the wrong field. */
 export function resolvePluginOptions(options: RetryPluginOptions | undefined): ResolvedPluginOptions {
   const input: unknown = options ?? {};
-  if (!isPlainObject(input))
-    fail('', 'options', 'E15', process.env.NODE_ENV !== 'production' && `must be an object, got ${typed(input)}`);
-  checkKnown('', input, PLUGIN_FIELDS, peerNames);
+  if (!isPlainObject(input)) fail('', 'options', 'E15', input);
+  checkKnown('', input, PLUGIN_FIELDS, PLUGIN_FIELDS);
   return {
     call: resolveCallOptions(input, undefined, ''),
     budget: resolveBudget(own(input, 'budget')),
@@ -160,24 +143,8 @@ export function resolvePluginOptions(options: RetryPluginOptions | undefined): R
 export function resolveRequestOptions(field: unknown, plugin: ResolvedOptions): ResolvedOptions | false {
   if (field === undefined || field === null) return plugin;
   if (field === false) return false;
-  if (field === true) {
-    fail(
-      'config.retry',
-      '',
-      'E16',
-      process.env.NODE_ENV !== 'production' &&
-        'cannot be true: omit it, or give an options object; false turns the plugin off for the call',
-    );
-  }
-  if (!isPlainObject(field)) {
-    fail(
-      'config.retry',
-      '',
-      'E17',
-      process.env.NODE_ENV !== 'production' &&
-        `must be false or an options object, got ${typed(field)}${typeof field === 'number' ? ` (for ${field} retries: { retries: ${field} })` : ''}`,
-    );
-  }
-  checkKnown('config.retry.', field, CALL_FIELDS, requestElsewhere);
+  if (field === true) fail('config.retry', '', 'E16');
+  if (!isPlainObject(field)) fail('config.retry', '', 'E17', field);
+  checkKnown('config.retry.', field, CALL_FIELDS, PLUGIN_FIELDS);
   return resolveCallOptions(field as RetryRequestOptions as Input, plugin, 'config.retry.');
 }

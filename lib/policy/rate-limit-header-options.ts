@@ -5,7 +5,7 @@
  * (`browser/rate-limit-header-options.ts`), per plugin: nothing is set for the page.
  */
 import { mayBeSpent, parseRateLimitHeaders } from './rate-limit-dialects';
-import { checkKnown, fail, isPlainObject, own, shown, typed } from './validate';
+import { fail, optionsObject, own } from './validate';
 
 /** The dialects' two readers: the hint an answer's fields give, and whether a success may say the quota is spent. */
 export interface Dialects {
@@ -27,21 +27,6 @@ export function resolveDialects(value: unknown): Dialects | undefined {
 
 /** The value `rateLimitHeaders()` returns (`{ dialects: 'all' }`), or a `TypeError` naming the field. */
 function checkDialects(value: unknown): void {
-  if (!isPlainObject(value))
-    fail(
-      '',
-      'rateLimitHeaders',
-      'E44',
-      process.env.NODE_ENV !== 'production' &&
-        `must be false or rateLimitHeaders() (axios-resilience/rate-limit-headers), got ${typed(value)}`,
-    );
-  checkKnown('rateLimitHeaders.', value, FIELDS);
-  const dialects = own(value, 'dialects');
-  if (dialects !== 'all')
-    fail(
-      '',
-      'rateLimitHeaders.dialects',
-      'E45',
-      process.env.NODE_ENV !== 'production' && `must be "all", got ${shown(dialects)}`,
-    );
+  const dialects = own(optionsObject('', 'rateLimitHeaders', value, FIELDS, 'E44'), 'dialects');
+  if (dialects !== 'all') fail('', 'rateLimitHeaders.dialects', 'E45', dialects);
 }

@@ -6,7 +6,7 @@
 import type { InternalAxiosRequestConfig } from 'axios';
 import type { RateLimitStore } from '../types';
 import { DEFAULTS } from './defaults';
-import { checkKnown, fail, fn, isPlainObject, own, typed, wholeNumber } from './validate';
+import { fail, fn, optionsObject, own, wholeNumber } from './validate';
 
 /** The rate limiter's settings, every default filled in. */
 export interface ResolvedRateLimit {
@@ -20,25 +20,10 @@ const RATE_LIMIT_FIELDS = new Set([...Object.keys(DEFAULTS.rateLimit), 'shared',
 
 export function resolveRateLimit(value: unknown): false | ResolvedRateLimit {
   if (value === false) return false;
-  const input = value === undefined ? {} : value;
-  if (!isPlainObject(input))
-    fail(
-      '',
-      'rateLimit',
-      'E42',
-      process.env.NODE_ENV !== 'production' && `must be false or an options object, got ${typed(input)}`,
-    );
-  checkKnown('rateLimit.', input, RATE_LIMIT_FIELDS);
+  const input = optionsObject('', 'rateLimit', value === undefined ? {} : value, RATE_LIMIT_FIELDS, 'E42');
   const defaults = DEFAULTS.rateLimit;
   const shared = own(input, 'shared') as RateLimitStore | null | undefined;
-  if (shared !== undefined && typeof shared?.pacing !== 'function')
-    fail(
-      '',
-      'rateLimit.shared',
-      'E43',
-      process.env.NODE_ENV !== 'production' &&
-        `must be a RateLimitStore (e.g. redisRateLimitStore(client)), got ${typed(shared)}`,
-    );
+  if (shared !== undefined && typeof shared?.pacing !== 'function') fail('', 'rateLimit.shared', 'E43', shared);
   return {
     maxQueue: wholeNumber('', 'rateLimit.maxQueue', own(input, 'maxQueue'), defaults.maxQueue, 1),
     maxOrigins: wholeNumber('', 'rateLimit.maxOrigins', own(input, 'maxOrigins'), defaults.maxOrigins, 1),

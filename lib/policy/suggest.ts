@@ -27,19 +27,20 @@ export function editDistance(a: string, b: string): number {
 }
 
 /**
- * The known name closest to `given`, ignoring case: one within a third of its length in edits (at
- * least 1, at most 3), or one that begins with it or that it begins with (`delay` for `delayMs`).
- * `undefined` when nothing is that close.
+ * The known name closest to `given`, ignoring case: one within `allowed` edits (by default a third
+ * of its length, at least 1, at most 3) or, for an option's name, one that begins with it or that it
+ * begins with (`delay` for `delayMs`). `undefined` when nothing is that close.
  */
-export function nearestName(given: string, known: Iterable<string>): string | undefined {
+export function nearestName(given: string, known: Iterable<string>, allowed?: number): string | undefined {
   const lower = given.toLowerCase();
-  const allowed = Math.min(3, Math.max(1, Math.floor(given.length / 3)));
+  const prefixes = allowed === undefined;
+  allowed ??= Math.min(3, Math.max(1, Math.floor(given.length / 3)));
   let best: string | undefined;
   let bestDistance = Infinity;
   for (const name of known) {
     const candidate = name.toLowerCase();
     let distance = editDistance(lower, candidate);
-    const prefix = lower.length >= 3 && (candidate.startsWith(lower) || lower.startsWith(candidate));
+    const prefix = prefixes && lower.length >= 3 && (candidate.startsWith(lower) || lower.startsWith(candidate));
     if (distance > allowed && !prefix) continue;
     if (prefix) distance = Math.min(distance, allowed);
     if (distance < bestDistance) {

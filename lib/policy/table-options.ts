@@ -1,6 +1,6 @@
 import { DEFAULT_ERROR_CODES, DEFAULT_STATUS_CODES } from './defaults';
-import { editDistance } from './suggest';
-import { fail, given, own, shown, typed } from './validate';
+import { nearestName } from './suggest';
+import { fail, listOf, own } from './validate';
 
 /** statusCodes and errorCodes: the rows of the decision table a user may change. */
 export function resolveTables(
@@ -8,49 +8,27 @@ export function resolveTables(
   input: Record<string, unknown>,
   base: { statusCodes: ReadonlySet<number>; errorCodes: ReadonlySet<string> } | undefined,
 ) {
-  const statusValue = own(input, 'statusCodes');
-  let statusCodes = base?.statusCodes ?? new Set(DEFAULT_STATUS_CODES);
-  if (statusValue !== undefined) statusCodes = new Set(statusList(where, statusValue));
-  const codesValue = own(input, 'errorCodes');
-  let errorCodes = base?.errorCodes ?? new Set(DEFAULT_ERROR_CODES);
-  if (codesValue !== undefined) errorCodes = new Set(codeList(where, codesValue));
-  return { statusCodes, errorCodes };
+  const statuses = own(input, 'statusCodes');
+  const codes = own(input, 'errorCodes');
+  return {
+    statusCodes:
+      statuses === undefined ? (base?.statusCodes ?? new Set(DEFAULT_STATUS_CODES)) : statusSet(where, statuses),
+    errorCodes: codes === undefined ? (base?.errorCodes ?? new Set(DEFAULT_ERROR_CODES)) : codeSet(where, codes),
+  };
 }
 
 /**
  * Statuses that may be retried: failures only. axios resolves a 2xx, and follows or resolves a 3xx,
  * so listing one would do nothing; it is refused rather than silently ignored.
  */
-function statusList(where: string, value: unknown): number[] {
-  if (!Array.isArray(value))
-    fail(
-      where,
-      'statusCodes',
-      'E18',
-      process.env.NODE_ENV !== 'production' &&
-        `must be an array of HTTP error statuses (400-599) such as [429, 503], got ${typed(value)}`,
-    );
-  value.forEach((status: unknown, i) => {
-    if (typeof status !== 'number' || !Number.isInteger(status) || status < 100 || status > 599) {
-      fail(
-        where,
-        `statusCodes[${i}]`,
-        'E19',
-        process.env.NODE_ENV !== 'production' &&
-          `must be an HTTP error status (400-599), got ${given(status, 'number')}`,
-      );
+function statusSet(where: string, value: unknown): Set<number> {
+  const statuses = listOf(where, 'statusCodes', value, 'E18', (status, field) => {
+    if (typeof status !== 'number' || !Number.isInteger(status) || status < 400 || status > 599) {
+      fail(where, field, 'E19', status);
     }
-    if (status < 400) {
-      fail(
-        where,
-        `statusCodes[${i}]`,
-        'E19',
-        process.env.NODE_ENV !== 'production' &&
-          `must be an HTTP error status (400-599), got ${status} (a 1xx, 2xx or 3xx answer is not a failure, so it is never retried)`,
-      );
-    }
+    return status;
   });
-  return value as number[];
+  return new Set(statuses);
 }
 
 /**
@@ -78,54 +56,16 @@ const MORE_CODES = [
 const KNOWN_CODES = [...DEFAULT_ERROR_CODES, ...MORE_CODES];
 const ERRNO = /^E(AI_)?[A-Z]+$/;
 
-/** The known code one edit from `code` (two for a code of 8 characters or more), if any. */
-function nearCode(code: string): string | undefined {
-  let best: string | undefined;
-  let bestDistance = code.length < 8 ? 2 : 3;
-  for (const known of KNOWN_CODES) {
-    const distance = editDistance(code, known);
-    if (distance < bestDistance) {
-      best = known;
-      bestDistance = distance;
-    }
-  }
-  return best;
-}
-
 /** Error codes that may be retried: the `code` strings of network errors, in upper case. */
-function codeList(where: string, value: unknown): string[] {
-  if (!Array.isArray(value)) {
-    fail(
-      where,
-      'errorCodes',
-      'E20',
-      process.env.NODE_ENV !== 'production' &&
-        `must be an array of error codes such as ["ECONNRESET"], got ${typed(value)}`,
-    );
-  }
-  return value.map((entry: unknown, i) => {
+function codeSet(where: string, value: unknown): Set<string> {
+  const codes = listOf(where, 'errorCodes', value, 'E20', (entry, field) => {
     const code = typeof entry === 'string' ? entry.toUpperCase() : '';
-    const field = `errorCodes[${i}]`;
-    if (!/^[A-Z][A-Z0-9_]*$/.test(code)) {
-      fail(
-        where,
-        field,
-        'E21',
-        process.env.NODE_ENV !== 'production' &&
-          `must be an error code string such as "ECONNRESET", got ${typed(entry)}${typeof entry === 'number' || /^\d+$/.test(code) ? ' (statuses go in statusCodes)' : ''}`,
-      );
-    }
+    if (!/^[A-Z][A-Z0-9_]*$/.test(code)) fail(where, field, 'E21', entry);
     if (KNOWN_CODES.includes(code)) return code;
-    const near = nearCode(code);
-    if (near !== undefined || ERRNO.test(code)) {
-      fail(
-        where,
-        field,
-        'E22',
-        process.env.NODE_ENV !== 'production' &&
-          `is not a known error code, got ${shown(entry)}; ${near === undefined ? `known E… codes: ${KNOWN_CODES.filter((c) => ERRNO.test(c)).join(', ')}` : `did you mean ${near}?`}`,
-      );
-    }
+    // A near miss is one edit from a known code (two for a code of 8 characters or more).
+    const near = nearestName(code, KNOWN_CODES, code.length < 8 ? 1 : 2);
+    if (near !== undefined || ERRNO.test(code)) fail(where, field, 'E22', entry, near, KNOWN_CODES, ERRNO);
     return code;
   });
+  return new Set(codes);
 }

@@ -1,4 +1,7 @@
-import { nearestName } from './suggest';
+import { MESSAGES } from './messages';
+import type { Code, Values } from './messages';
+
+export { given, shown, typed } from './messages';
 
 /**
  * How options are checked: a wrong value is a `TypeError` that names the field (with where it was
@@ -13,40 +16,18 @@ export const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const DOCS = 'axios-resilience/docs/errors.md#';
 
 /**
- * Throws the `TypeError` for a wrong option. Each call writes its words as
- * `process.env.NODE_ENV !== 'production' && \`...\``, inline, so a browser app's production build
- * drops them and its message is the field, the code and the code's entry in docs/errors.md; the Node
- * build (rollup.config.mjs) replaces that test with `true`, so a server's message always has its words.
+ * Throws the `TypeError` for a wrong option: the field, then the words of its code (`messages.ts`),
+ * made of the values given. A browser app's production build drops the words (the test below is
+ * `false` there, so nothing reads the table) and its message is the code and its entry in
+ * docs/errors.md; the Node build (rollup.config.mjs) replaces the test with `true`, so a server's
+ * message always has its words.
  */
-export function fail(where: string, field: string, code: string, problem: string | false): never {
-  throw new TypeError(`axios-resilience: ${where}${field} ${problem || `${code}: see ${DOCS}${code}`}`);
-}
-
-/**
- * A value as an error message shows it: strings quoted (so `'3'` does not read as `3`), objects by
- * kind. Never throws (an object without a prototype has no toString).
- */
-export function shown(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
-  if (typeof value === 'bigint') return `${value}n`;
-  if (typeof value === 'symbol') return value.toString();
-  if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return String(value);
-  if (Array.isArray(value)) return 'an array';
-  return typeof value === 'function' ? 'a function' : 'an object';
-}
-
-/** The value with its type, for when the type is the mistake: `the string "3"`, `the boolean true`. */
-export function typed(value: unknown): string {
-  const type = typeof value;
-  if (type === 'string' || type === 'number' || type === 'boolean' || type === 'bigint' || type === 'symbol') {
-    return `the ${type} ${shown(value)}`;
-  }
-  return shown(value);
-}
-
-/** `value` as `shown` gives it when it has the type expected, else with its type. */
-export function given(value: unknown, expected: 'number' | 'string'): string {
-  return typeof value === expected ? shown(value) : typed(value);
+export function fail<C extends Code>(where: string, field: string, code: C, ...values: Values<C>): never {
+  const words =
+    process.env.NODE_ENV !== 'production'
+      ? (MESSAGES[code] as (...values: unknown[]) => string)(...values)
+      : `${code}: see ${DOCS}${code}`;
+  throw new TypeError(`axios-resilience: ${where}${field} ${words}`);
 }
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -56,34 +37,54 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 }
 
 /**
- * Own enumerable keys only, so `__proto__` or `constructor` in JSON input is just an unknown name.
- * An unknown name gets the nearest known one as a suggestion, or else the list of known names;
- * `elsewhere` says where a name that is valid in another place belongs instead (read only for a
- * message, so a production build drops what it holds).
+ * Own enumerable keys only, so `__proto__` or `constructor` in JSON input is just an unknown name
+ * (E1: its message suggests the nearest known name; `top`, the plugin's option names, where the
+ * names checked are the plugin's own or a request's).
  */
 export function checkKnown(
   where: string,
   value: Record<string, unknown>,
   known: ReadonlySet<string>,
-  elsewhere: () => Record<string, string> = () => ({}),
+  top?: ReadonlySet<string>,
 ): void {
-  for (const key of Object.keys(value)) {
-    if (known.has(key)) continue;
-    fail(
-      where,
-      key,
-      'E1',
-      process.env.NODE_ENV !== 'production' &&
-        ((own(elsewhere(), key) as string | undefined) ?? unknownName(key, known)),
-    );
-  }
+  for (const key of Object.keys(value)) if (!known.has(key)) fail(where, key, 'E1', key, known, top);
 }
 
-/** "is not a known option", with the nearest known name or the list of them. */
-export function unknownName(key: string, known: Iterable<string>, what = 'option'): string {
-  const nearest = nearestName(key, known);
-  if (nearest !== undefined) return `is not a known ${what}; did you mean ${nearest}?`;
-  return `is not a known ${what}; known: ${[...known].join(', ')}`;
+/** The values of a code's message after the value itself. */
+type Rest<C extends Code> = Values<C> extends [unknown, ...infer R] ? R : never;
+/** A code whose message needs the value alone. */
+type ValueCode = { [C in Code]: Values<C> extends [unknown] ? C : never }[Code];
+
+/**
+ * An options object (`hedge`, `budget`, `idempotencyKey`, ...): a plain object, else the TypeError
+ * `code` (with the value and `rest` in its words); then every name in it known, else E1.
+ */
+export function optionsObject<C extends Code>(
+  where: string,
+  field: string,
+  value: unknown,
+  known: ReadonlySet<string>,
+  code: C,
+  ...rest: Rest<C>
+): Record<string, unknown> {
+  if (!isPlainObject(value)) fail(where, field, code, ...([value, ...rest] as unknown as Values<C>));
+  checkKnown(`${where}${field}.`, value, known);
+  return value;
+}
+
+/**
+ * A list option (`statusCodes`, `idempotencyKey.methods`, ...): an array, else the TypeError `code`;
+ * then each entry read by `entry`, which is given its field (`statusCodes[2]`) to name in its own.
+ */
+export function listOf<T>(
+  where: string,
+  field: string,
+  value: unknown,
+  code: ValueCode,
+  entry: (item: unknown, field: string) => T,
+): T[] {
+  if (!Array.isArray(value)) fail(where, field, code, value);
+  return value.map((item: unknown, index) => entry(item, `${field}[${index}]`));
 }
 
 /** `value[key]` when it is the object's own; a prototype's (or `__proto__`) never counts. */
@@ -93,54 +94,33 @@ export function own(value: Record<string, unknown>, key: string): unknown {
 
 export function nonNegative(where: string, field: string, value: unknown, fallback: number): number {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-    fail(
-      where,
-      field,
-      'E2',
-      process.env.NODE_ENV !== 'production' && `must be a finite number >= 0, got ${given(value, 'number')}`,
-    );
-  }
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) fail(where, field, 'E2', value);
   return value;
 }
 
 export function wholeNumber(where: string, field: string, value: unknown, fallback: number, min: number): number {
   const chosen = value ?? fallback;
-  if (typeof chosen !== 'number' || !Number.isSafeInteger(chosen) || chosen < min) {
-    fail(
-      where,
-      field,
-      'E3',
-      process.env.NODE_ENV !== 'production' && `must be a whole number >= ${min}, got ${given(chosen, 'number')}`,
-    );
-  }
+  if (typeof chosen !== 'number' || !Number.isSafeInteger(chosen) || chosen < min)
+    fail(where, field, 'E3', chosen, min);
   return chosen;
 }
 
 export function fn<T>(where: string, field: string, value: unknown, fallback: T): T {
   if (value === undefined) return fallback;
-  if (typeof value !== 'function')
-    fail(where, field, 'E4', process.env.NODE_ENV !== 'production' && `must be a function, got ${typed(value)}`);
+  if (typeof value !== 'function') fail(where, field, 'E4', value);
   return value as T;
 }
 
 export function flag(where: string, field: string, value: unknown, fallback: boolean): boolean {
   if (value === undefined) return fallback;
-  if (typeof value !== 'boolean')
-    fail(where, field, 'E5', process.env.NODE_ENV !== 'production' && `must be true or false, got ${typed(value)}`);
+  if (typeof value !== 'boolean') fail(where, field, 'E5', value);
   return value;
 }
 
 /** Header values must survive the wire: 1–255 printable ASCII characters, no CR/LF. */
 export function validateKey(where: string, field: string, key: unknown): string {
   if (typeof key !== 'string' || key.length === 0 || key.length > 255 || !/^[\x20-\x7e]+$/.test(key)) {
-    fail(
-      where,
-      field,
-      'E6',
-      process.env.NODE_ENV !== 'production' &&
-        `must be 1-255 printable ASCII characters (no CR, LF or non-ASCII), got ${typeof key === 'string' && key.length > 255 ? `${key.length} characters` : given(key, 'string')}`,
-    );
+    fail(where, field, 'E6', key);
   }
   return key;
 }
