@@ -296,8 +296,14 @@ describe('a throttle with a hint reaches its limiter; one that says nothing but 
 
   test('a burst of bare refusals that the callers’ own backoff resolves within the second engages nothing', async () => {
     // Ten refusals at once (a server allowing so many requests in flight, met by twice as many), then none.
-    t.handler = (_req, res, index) => (index < 10 ? res.writeHead(429).end() : res.writeHead(200).end('ok'));
-    const { http, plugin } = client({ baseDelayMs: 1 });
+    // The plugin's clock moves 10 ms a request (about half a second in all), however slow the host.
+    let clock = 1_000_000;
+    t.handler = (_req, res, index) => {
+      clock += 10;
+      if (index < 10) res.writeHead(429).end();
+      else res.writeHead(200).end('ok');
+    };
+    const { http, plugin } = client({ baseDelayMs: 1, now: () => clock });
     await Promise.all(Array.from({ length: 20 }, () => http.get(`${t.server.url}/t`)));
     for (let i = 0; i < 20; i++) await http.get(`${t.server.url}/t`);
     expect(plugin.limiter(`${t.server.url}/t`)).toBeUndefined();
