@@ -77,12 +77,16 @@ export class BodyPlan {
   private recording: Recording | undefined;
   /** `Content-Type` and `Content-Length` before the first attempt (an adapter writes its own into `config.headers`). */
   private headers: { type: unknown; length: unknown } | undefined;
+  /** A body factory makes each retry's body (`make`); else a recorded stream is replayed (`replay`). */
+  readonly made: boolean;
 
   constructor(
     private readonly config: InternalAxiosRequestConfig,
     private readonly maxBytes: number,
     private readonly factory: (() => unknown) | undefined,
-  ) {}
+  ) {
+    this.made = factory !== undefined;
+  }
 
   /** Before the first attempt: fix a form, start recording a stream. */
   async prepare(base: AxiosAdapter, retries: number): Promise<void> {
@@ -102,11 +106,6 @@ export class BodyPlan {
     if (this.factory !== undefined) return true;
     if (this.recording !== undefined) return this.recording.complete();
     return !isStream(this.config.data);
-  }
-
-  /** A body factory makes each retry's body (`make`); else a recorded stream is replayed (`replay`). */
-  get made(): boolean {
-    return this.factory !== undefined;
   }
 
   /** Puts the recorded bytes on the config again, for the next attempt (nothing for a body that is no stream). */
