@@ -5,7 +5,7 @@
  * axios and no sockets. A new stop reason is one guard and one row here: the `covered` record
  * below does not compile until every `StopReason` has a row.
  */
-import { RetryToken } from '../../lib/guards/origin-budget';
+import { RetryToken } from '../../lib/guards/local-budget';
 import { CircuitOpenError } from '../../lib/types/errors';
 import { halt } from '../../lib/engine/stop';
 import type { Halt, Ending, RetryFacts } from '../../lib/engine/stop';

@@ -4,7 +4,7 @@ import { readFailure } from '../policy/classify';
 import { modelOf, routeOf } from '../policy/scope';
 import { callerKey } from '../policy/idempotency';
 import type { ResolvedOptions } from '../policy/options';
-import { RetryToken } from '../guards/origin-budget';
+import { RetryToken } from '../guards/local-budget';
 import { BodyPlan } from './body';
 import type { BreakerGate } from './breaker-gate';
 import type { Call, CallState } from './call';

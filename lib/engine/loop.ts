@@ -22,7 +22,7 @@ import type { Halt } from './stop';
 /**
  * The attempt loop: send, judge, plan, wait, again, until a step ends the call. Each step is a
  * function below, and each rule a step calls on lives in a file of its own: the decision table
- * (`policy/classify.ts`, through `judge.ts`), the plan (`plan.ts`, the retry token in `guards/origin-budget.ts`), the deadline,
+ * (`policy/classify.ts`, through `judge.ts`), the plan (`plan.ts`, the retry token in `guards/local-budget.ts`), the deadline,
  * the hooks, the breaker gate, hedging, bodies, and the end of a call (`outcome.ts`). A step returns
  * what happened as a value: a step that cannot go on reports a fact (`Halt`), which `stop.ts` alone
  * turns into a stop reason; only `finish` turns the outcome into the promise axios gets.

@@ -11,7 +11,7 @@ import type { GateWait, Refusal, RetryFacts } from './stop';
  * judge that wait. Pure: facts and options in, a step out.
  *
  * The retry budget is the one guard with an effect (it takes a token), so it is not here: it runs
- * after the plan allows a retry (`RetryToken`, `guards/origin-budget.ts`), and a retry refused here never spends a token.
+ * after the plan allows a retry (`RetryToken`, `guards/local-budget.ts`), and a retry refused here never spends a token.
  */
 
 export type PlanOptions = Pick<

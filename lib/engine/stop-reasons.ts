@@ -17,7 +17,7 @@ import type { Ending } from './stop';
  * | `cors-suspected`       | the plan, over the CORS evidence (`guards/cors.ts`)             | the last failure                                  |
  * | `deadline`             | the deadline (`pipeline.ts`'s `deadline`, `deadline.ts`)        | the last failure, or a timeout error of its own   |
  * | `circuit-open`         | the breaker (`breaker-gate.ts`)                                 | a `CircuitOpenError` caused by the last failure   |
- * | `budget-exhausted`     | the retry budget (`guards/origin-budget.ts`)                    | the last failure                                  |
+ * | `budget-exhausted`     | the retry budget (`guards/local-budget.ts`)                    | the last failure                                  |
  * | `rate-limited`         | the rate limiter (`rate-gate.ts`)                               | the last failure, or `ERR_RATE_LIMITED`           |
  * | `hook-failed`          | a hook that threw (`hooks.ts`)                                  | the last failure, the hook's error as its `cause` |
  */
