@@ -1,19 +1,16 @@
-import { Kept } from './recorded-bytes';
+import { Recorder } from './recorded-bytes';
 import type { Recording } from './recorded-bytes';
 import { nodeRecorder } from './node-recording';
 
 export type { Recording };
 
 /** A web ReadableStream (the fetch adapter): the plugin holds the source's reader, and fetch reads through it. */
-class WebRecording implements Recording {
+class WebRecording extends Recorder {
   readonly body: ReadableStream<Uint8Array>;
-  private readonly kept: Kept;
   private readonly reader: ReadableStreamDefaultReader<unknown>;
-  private ended = false;
-  private failed = false;
 
   constructor(source: ReadableStream<unknown>, maxBytes: number) {
-    this.kept = new Kept(maxBytes);
+    super(maxBytes);
     this.reader = source.getReader();
     this.body = new ReadableStream<Uint8Array>({
       pull: async (controller) => {
@@ -33,7 +30,7 @@ class WebRecording implements Recording {
         this.ended = true;
         return undefined;
       }
-      this.kept.add(value);
+      this.add(value);
       return value as Uint8Array;
     } catch (error) {
       this.failed = true;
@@ -41,17 +38,16 @@ class WebRecording implements Recording {
     }
   }
 
-  async complete(): Promise<boolean> {
+  protected async drain(): Promise<void> {
     try {
-      while (!this.ended && !this.kept.over) await this.readOne();
+      while (!this.stopped) await this.readOne();
     } catch {
-      return false;
+      // `failed` says so.
     }
-    return this.ended && !this.failed && !this.kept.over;
   }
 
   replay(): ReadableStream<Uint8Array> {
-    const chunks = this.kept.chunks;
+    const { chunks } = this;
     return new ReadableStream<Uint8Array>({
       start(controller) {
         for (const chunk of chunks) controller.enqueue(chunk);
@@ -60,7 +56,7 @@ class WebRecording implements Recording {
     });
   }
 
-  release(): void {
+  override release(): void {
     if (!this.ended) this.reader.cancel().catch(() => undefined);
   }
 }
