@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { Recorder } from './recorded-bytes';
+import { Kept } from './recorded-bytes';
 import type { Recording } from './recorded-bytes';
 
 /** Recording a Node stream body (see `recorded-bytes.ts`); the browser build carries `browser/node-recording.ts` instead. */
@@ -26,14 +26,33 @@ function readableClass(source: object): ReadableClass {
   throw new TypeError('axios-resilience: cannot find Node.js Readable to record a stream body');
 }
 
-/** A Node source, read by its events: `drain` waits for the event that stops the reading. */
-abstract class NodeRecording extends Recorder {
-  abstract override readonly body: Readable | NodeJS.ReadableStream;
+/** A Node source, read by its events: `drain` reads what the attempt left, and `complete` waits for the event that stops it. */
+abstract class NodeRecording implements Recording {
+  abstract readonly body: Readable | NodeJS.ReadableStream;
+  protected readonly kept: Kept;
+  protected ended = false;
+  protected failed = false;
   private waiters: Array<() => void> = [];
+
+  constructor(maxBytes: number) {
+    this.kept = new Kept(maxBytes);
+  }
+
+  protected get stopped(): boolean {
+    return this.ended || this.failed || this.kept.over;
+  }
 
   /** Called after every event that may stop the reading. */
   protected wake(): void {
     for (const waiter of this.waiters.splice(0)) waiter();
+  }
+
+  /** Reads what the attempt left of the source; settles when the reading stops. */
+  protected abstract drain(): Promise<void>;
+
+  async complete(): Promise<boolean> {
+    if (!this.stopped) await this.drain();
+    return this.ended && !this.failed && !this.kept.over;
   }
 
   protected untilStopped(): Promise<void> {
@@ -44,8 +63,10 @@ abstract class NodeRecording extends Recorder {
   }
 
   replay(): Readable {
-    return readableClass(this.body).from(this.chunks, { objectMode: false });
+    return readableClass(this.body).from(this.kept.chunks, { objectMode: false });
   }
+
+  release(): void {}
 }
 
 /**
@@ -85,10 +106,10 @@ class ReadableRecording extends NodeRecording {
   }
 
   private pump(): void {
-    while ((this.wanted || this.draining) && !(this.draining && this.over)) {
+    while ((this.wanted || this.draining) && !(this.draining && this.kept.over)) {
       const chunk: unknown = this.source.read();
       if (chunk === null) return;
-      this.add(chunk);
+      this.kept.add(chunk);
       if (!this.draining) this.wanted = this.body.push(chunk);
     }
     this.wake();
@@ -113,8 +134,8 @@ class LegacyRecording extends NodeRecording {
   ) {
     super(maxBytes);
     body.on('data', (chunk: unknown) => {
-      this.add(chunk);
-      if (this.over) this.wake();
+      this.kept.add(chunk);
+      if (this.kept.over) this.wake();
     });
     body.once('end', () => {
       this.ended = true;
@@ -129,7 +150,7 @@ class LegacyRecording extends NodeRecording {
   protected async drain(): Promise<void> {
     this.body.resume();
     await this.untilStopped();
-    if (this.over) this.body.pause();
+    if (this.kept.over) this.body.pause();
   }
 }
 

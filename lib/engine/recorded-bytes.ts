@@ -17,21 +17,13 @@ export interface Recording {
   release(): void;
 }
 
-/** The kept bytes and how the source stands; each kind of source says how the rest is read (`drain`). */
-export abstract class Recorder implements Recording {
-  abstract readonly body: unknown;
+/** The kept bytes, up to the bound. */
+export class Kept {
   readonly chunks: Uint8Array[] = [];
   private size = 0;
   over = false;
-  ended = false;
-  failed = false;
 
   constructor(private readonly maxBytes: number) {}
-
-  /** Whether reading is over: the source ended or failed, or the bytes went past the bound. */
-  get stopped(): boolean {
-    return this.ended || this.failed || this.over;
-  }
 
   add(chunk: unknown): void {
     if (this.over) return;
@@ -49,16 +41,4 @@ export abstract class Recorder implements Recording {
       this.chunks.push(bytes);
     }
   }
-
-  async complete(): Promise<boolean> {
-    if (!this.stopped) await this.drain();
-    return this.ended && !this.failed && !this.over;
-  }
-
-  /** Reads what the attempt left of the source until `stopped`. */
-  protected abstract drain(): Promise<void>;
-
-  abstract replay(): unknown;
-
-  release(): void {}
 }

@@ -1,16 +1,19 @@
-import { Recorder } from './recorded-bytes';
+import { Kept } from './recorded-bytes';
 import type { Recording } from './recorded-bytes';
 import { nodeRecorder } from './node-recording';
 
 export type { Recording };
 
 /** A web ReadableStream (the fetch adapter): the plugin holds the source's reader, and fetch reads through it. */
-class WebRecording extends Recorder {
+class WebRecording implements Recording {
   readonly body: ReadableStream<Uint8Array>;
+  private readonly kept: Kept;
   private readonly reader: ReadableStreamDefaultReader<unknown>;
+  private ended = false;
+  private failed = false;
 
   constructor(source: ReadableStream<unknown>, maxBytes: number) {
-    super(maxBytes);
+    this.kept = new Kept(maxBytes);
     this.reader = source.getReader();
     this.body = new ReadableStream<Uint8Array>({
       pull: async (controller) => {
@@ -30,7 +33,7 @@ class WebRecording extends Recorder {
         this.ended = true;
         return undefined;
       }
-      this.add(value);
+      this.kept.add(value);
       return value as Uint8Array;
     } catch (error) {
       this.failed = true;
@@ -38,16 +41,17 @@ class WebRecording extends Recorder {
     }
   }
 
-  protected async drain(): Promise<void> {
+  async complete(): Promise<boolean> {
     try {
-      while (!this.stopped) await this.readOne();
+      while (!this.ended && !this.kept.over) await this.readOne();
     } catch {
-      // `failed` says so.
+      return false;
     }
+    return this.ended && !this.failed && !this.kept.over;
   }
 
   replay(): ReadableStream<Uint8Array> {
-    const { chunks } = this;
+    const chunks = this.kept.chunks;
     return new ReadableStream<Uint8Array>({
       start(controller) {
         for (const chunk of chunks) controller.enqueue(chunk);
@@ -56,7 +60,7 @@ class WebRecording extends Recorder {
     });
   }
 
-  override release(): void {
+  release(): void {
     if (!this.ended) this.reader.cancel().catch(() => undefined);
   }
 }
