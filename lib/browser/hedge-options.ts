@@ -5,6 +5,7 @@
  * (so `retry: { hedge: { delayMs: 50 } }` works per request once the plugin was given `hedging()`);
  * otherwise it is a `TypeError` that names the import.
  */
+import type { hedgeable, hedgedSend } from '../engine/hedge';
 import type { ResolvedHedge } from '../policy/hedge-options';
 import { capabilityOf, notCarried, withCapability } from './capability';
 
@@ -13,8 +14,8 @@ export type { ResolvedHedge };
 /** What `axios-resilience/hedging` attaches: the real resolution and engine steps. */
 export interface HedgeCapability {
   resolve(where: string, value: unknown, fallback: false | ResolvedHedge): false | ResolvedHedge;
-  hedgeable(run: unknown): boolean;
-  hedgedSend(run: unknown, hedge: ResolvedHedge, config: unknown): Promise<unknown>;
+  hedgeable: typeof hedgeable;
+  hedgedSend: typeof hedgedSend;
 }
 
 export function resolveHedge(where: string, value: unknown, fallback: false | ResolvedHedge): false | ResolvedHedge {

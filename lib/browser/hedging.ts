@@ -11,8 +11,8 @@ import type { HedgeCapability } from './hedge-options';
 
 const code: HedgeCapability = {
   resolve: resolveHedge,
-  hedgeable: hedgeable as HedgeCapability['hedgeable'],
-  hedgedSend: hedgedSend as HedgeCapability['hedgedSend'],
+  hedgeable,
+  hedgedSend,
 };
 
 export function hedging(options: HedgeOptions): HedgeOptions {

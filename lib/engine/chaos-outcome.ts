@@ -95,13 +95,13 @@ function systemError(code: string, config: InternalAxiosRequestConfig): Error {
   return Object.assign(new Error(message as string), { code }, rest);
 }
 
-/** axios's generic network failure, with the platform's error as a non-enumerable `cause` (as axios sets it). */
-function networkError(config: InternalAxiosRequestConfig, request: unknown, cause: unknown): AxiosError {
-  const error = new AxiosError('Network Error', AxiosError.ERR_NETWORK, config, request);
-  if (cause !== undefined) {
-    Object.defineProperty(error, 'cause', { value: cause, writable: true, enumerable: false, configurable: true });
-  }
-  return error;
+/** What fetch gives as the cause of the network failure `code`: undici's error, or a browser's bare `TypeError`. */
+function fetchCause(code: string, config: InternalAxiosRequestConfig): Error {
+  // A browser's fetch, like its xhr, says no more than that it failed (Chromium: "Failed to fetch").
+  if (pageOrigin() !== undefined) return new TypeError('Failed to fetch');
+  if (code === 'ERR_NETWORK') return new TypeError('fetch failed');
+  if (code !== 'ECONNRESET' && code !== 'EPIPE') return systemError(code, config);
+  return Object.assign(new Error('other side closed'), { name: 'SocketError', code: 'UND_ERR_SOCKET' });
 }
 
 /**
@@ -120,18 +120,14 @@ export function networkFailure(
   if (code === 'ECONNABORTED' || (code === 'ETIMEDOUT' && (kind === 'fetch' || kind === 'xhr'))) {
     return timeoutError(kind, config, request);
   }
-  // A browser's fetch, like its xhr, says no more than that it failed (Chromium: "Failed to fetch").
-  const browser = pageOrigin() !== undefined;
-  if (code === 'ERR_NETWORK' || kind === 'xhr' || (kind === 'fetch' && browser)) {
-    const cause = kind === 'fetch' ? new TypeError(browser ? 'Failed to fetch' : 'fetch failed') : undefined;
-    return networkError(config, request, cause);
+  if (code !== 'ERR_NETWORK' && (kind === 'http' || kind === 'other')) {
+    return AxiosError.from(systemError(code, config), code, config, request);
   }
+  const error = new AxiosError('Network Error', AxiosError.ERR_NETWORK, config, request);
+  // fetch's cause is non-enumerable, as axios sets it.
   if (kind === 'fetch') {
-    const dropped = code === 'ECONNRESET' || code === 'EPIPE';
-    const cause = dropped
-      ? Object.assign(new Error('other side closed'), { name: 'SocketError', code: 'UND_ERR_SOCKET' })
-      : systemError(code, config);
-    return networkError(config, request, cause);
+    const cause = fetchCause(code, config);
+    Object.defineProperty(error, 'cause', { value: cause, writable: true, enumerable: false, configurable: true });
   }
-  return AxiosError.from(systemError(code, config), code, config, request);
+  return error;
 }

@@ -20,18 +20,6 @@ import { destination } from './route';
  * the hooks see an injected 503 as they see a real one. Only calls with `chaos` get here.
  */
 
-/** The call's adapter wrapped in `chaos`; `retryState.injected` starts at 0. */
-export function withChaos(
-  base: AxiosAdapter,
-  chaos: ResolvedChaos,
-  state: CallState,
-  shared: Shared,
-  attemptHeader: string | false,
-): AxiosAdapter {
-  state.injected = 0;
-  return chaosAdapter(base, chaos, state, shared, attemptHeader);
-}
-
 /** The faults chosen for one attempt: at most one latency, and at most one outcome (a status or an error). */
 interface Chosen {
   latency: ResolvedFault | undefined;
@@ -65,13 +53,15 @@ function choose(chaos: ResolvedChaos, config: InternalAxiosRequestConfig): Chose
   return latency === undefined && outcome === undefined ? undefined : { latency, outcome };
 }
 
-function chaosAdapter(
+/** The call's adapter wrapped in `chaos`; `retryState.injected` starts at 0. */
+export function withChaos(
   base: AxiosAdapter,
   chaos: ResolvedChaos,
   state: CallState,
   shared: Shared,
   attemptHeader: string | false,
 ): AxiosAdapter {
+  state.injected = 0;
   let kind: AdapterKind | undefined;
   const adapter: AxiosAdapter = (config) => {
     const chosen = choose(chaos, config);
@@ -85,14 +75,6 @@ function chaosAdapter(
     return new Faulted(base, config, kind, state, shared).run(chosen);
   };
   return wrapsAdapter(adapter, base);
-}
-
-/** What an attempt's answer was: a response, or a failure (with or without a response). */
-type Answer = { response: AxiosResponse } | { error: unknown };
-
-function responseOf(answer: Answer): AxiosResponse | undefined {
-  if ('response' in answer) return answer.response;
-  return (answer.error as { response?: AxiosResponse | null } | null)?.response ?? undefined;
 }
 
 /** One attempt with faults. */
@@ -117,13 +99,14 @@ class Faulted {
     }
     if (outcome?.phase === 'before') return this.inject(outcome, undefined);
     const sentAt = this.shared.now();
-    let answer: Answer;
+    let failure: { error: unknown } | undefined;
+    let response: AxiosResponse | undefined;
     try {
-      answer = { response: await this.base(config) };
+      response = await this.base(config);
     } catch (error) {
-      answer = { error };
+      failure = { error };
+      response = (error as { response?: AxiosResponse | null } | null)?.response ?? undefined;
     }
-    const response = responseOf(answer);
     // Only an answer can be dropped: a failure without one (a refused connection, a cancel) stays as it is.
     if (response !== undefined) {
       if (latency?.phase === 'after') {
@@ -140,34 +123,32 @@ class Faulted {
         return this.inject(outcome, response.request);
       }
     }
-    if ('error' in answer) throw answer.error;
-    return answer.response;
+    if (failure !== undefined) throw failure.error;
+    return response!;
   }
 
-  /** Ends the attempt as `fault` says, counted and marked. */
-  private inject(fault: ResolvedFault, request: unknown): Promise<AxiosResponse> {
+  /** Ends the attempt as `fault` says. */
+  private async inject(fault: ResolvedFault, request: unknown): Promise<AxiosResponse> {
     const { effect } = fault;
-    const mark: ChaosInjection = { fault: fault.index, phase: fault.phase, kind: '' };
-    this.state.injected = (this.state.injected ?? 0) + 1;
-    if (effect.kind === 'status') {
-      mark.kind = effect.status;
-      const ended = statusOutcome(effect.status, effect.headers, effect.body, this.config, request);
-      if ('response' in ended) return Promise.resolve(markInjected(ended.response, mark));
-      return Promise.reject(markInjected(ended.error, mark));
+    if (effect.kind !== 'status') {
+      const { code } = effect as { code: string };
+      throw this.counted(fault, code, networkFailure(code, this.kind, this.config, request));
     }
-    mark.kind = (effect as { code: string }).code;
-    return Promise.reject(markInjected(networkFailure(mark.kind, this.kind, this.config, request), mark));
+    const ended = statusOutcome(effect.status, effect.headers, effect.body, this.config, request);
+    if ('error' in ended) throw this.counted(fault, effect.status, ended.error);
+    return this.counted(fault, effect.status, ended.response);
   }
 
   /** A latency that reaches the timeout: the adapter's timeout error when the timeout passes. */
   private async timedOut(fault: ResolvedFault, afterMs: number, request: unknown): Promise<never> {
     await this.hold(afterMs, undefined);
+    throw this.counted(fault, 'latency', timeoutError(this.kind, this.config, request));
+  }
+
+  /** What `fault` made, counted in `retryState.injected` and marked (`injected`). */
+  private counted<T extends object>(fault: ResolvedFault, kind: ChaosInjection['kind'], made: T): T {
     this.state.injected = (this.state.injected ?? 0) + 1;
-    throw markInjected(timeoutError(this.kind, this.config, request), {
-      fault: fault.index,
-      phase: fault.phase,
-      kind: 'latency',
-    });
+    return markInjected(made, { fault: fault.index, phase: fault.phase, kind });
   }
 
   /**

@@ -40,38 +40,23 @@ export function hedgeDelay(hedge: ResolvedHedge, window: LatencyWindow | undefin
   return Math.max(hedge.minDelayMs, Math.ceil(observed ?? hedge.fallbackDelayMs));
 }
 
-/** What a race needs from the call it hedges. */
-export interface Race {
-  /** Sends copy `index` (0: the attempt itself), aborted by `signal` when another copy wins. */
-  send(index: number, signal: AbortSignal): Promise<AxiosResponse>;
-  /** Whether one more copy may go out now (the guards and a budget token); asked when a delay passes. */
-  mayHedge(): boolean | Promise<boolean>;
-  delayMs: number;
-  maxHedges: number;
-  /** The caller's own signal: aborting the call aborts every copy. */
-  signal: AbortSignal | undefined;
-  /** `plugin.close()` stops further copies. */
-  closers: Set<() => void>;
-  now: () => number;
-}
-
-/** How a race was won. */
-export interface RaceWin {
-  response: AxiosResponse;
-  /** 0: the attempt itself; 1 and up: a hedged copy. */
-  winner: number;
-  /** How long the winning copy took. */
-  latencyMs: number;
+/** Safe to send twice: an idempotent method or a write whose key is deduped, and a body that can be sent again. */
+export function hedgeable(run: CallRun): boolean {
+  return safeToRepeat(run.method, run.call.deduped) && !isStream(run.config.data);
 }
 
 /**
- * Sends the attempt, and a copy each time `delayMs` passes unanswered (up to `maxHedges`, while
- * `mayHedge` allows). The first response wins: every other copy is aborted at once and a late
+ * Sends the attempt, and a copy each time the hedge delay passes unanswered (up to `maxHedges`,
+ * while `mayHedge` allows). The first response wins: every other copy is aborted at once and a late
  * response's body is released. A failed copy does not end the race while another is in flight;
  * when every copy has failed, the race fails with the last failure and the retry rules take over.
  */
-export function race(r: Race): Promise<RaceWin> {
-  return new Promise((resolve, reject) => new Racing(r, resolve, reject).start());
+export function hedgedSend(
+  run: CallRun,
+  hedge: ResolvedHedge,
+  attemptConfig: InternalAxiosRequestConfig,
+): Promise<AxiosResponse> {
+  return new Promise((resolve, reject) => new Racing(run, hedge, attemptConfig, resolve, reject).start());
 }
 
 /** One race in progress: its copies, the timer for the next copy, and how it ends. */
@@ -81,16 +66,26 @@ class Racing {
   private inFlight = 0;
   private done = false;
   private timer: ReturnType<typeof setTimeout> | undefined;
+  private readonly window: LatencyWindow | undefined;
+  private readonly delayMs: number;
+  /** The caller's own signal: aborting the call aborts every copy. */
+  private readonly signal: AbortSignal | undefined;
 
   constructor(
-    private readonly r: Race,
-    private readonly resolve: (win: RaceWin) => void,
+    private readonly run: CallRun,
+    private readonly hedge: ResolvedHedge,
+    private readonly attemptConfig: InternalAxiosRequestConfig,
+    private readonly resolve: (response: AxiosResponse) => void,
     private readonly reject: (error: unknown) => void,
-  ) {}
+  ) {
+    this.window = hedge.percentile === undefined ? undefined : latencyFor(run.shared, run.origin);
+    this.delayMs = hedgeDelay(hedge, this.window);
+    this.signal = run.config.signal as AbortSignal | undefined;
+  }
 
   start(): void {
-    this.r.signal?.addEventListener?.('abort', this.abortAll);
-    this.r.closers.add(this.onClose);
+    this.signal?.addEventListener?.('abort', this.abortAll);
+    this.run.shared.closers.add(this.onClose);
     this.launch();
     this.hedgeLater();
   }
@@ -113,19 +108,19 @@ class Racing {
   private finish(): void {
     this.done = true;
     this.stopHedging();
-    this.r.closers.delete(this.onClose);
-    this.r.signal?.removeEventListener?.('abort', this.abortAll);
+    this.run.shared.closers.delete(this.onClose);
+    this.signal?.removeEventListener?.('abort', this.abortAll);
   }
 
   private launch(): void {
     const index = this.controllers.length;
     const controller = new AbortController();
     this.controllers.push(controller);
-    this.launchedAt.push(this.r.now());
+    this.launchedAt.push(this.run.shared.now());
     this.inFlight += 1;
     let sent: Promise<AxiosResponse>;
     try {
-      sent = this.r.send(index, controller.signal);
+      sent = this.send(index, controller.signal);
     } catch (error) {
       sent = Promise.reject(error);
     }
@@ -135,12 +130,42 @@ class Racing {
     );
   }
 
+  /**
+   * Sends copy `index` (0: the attempt itself) over the caller's adapter (counted once for the race,
+   * in `pipeline.ts`), with its own headers (its attempt number) and abort signal; a later copy's
+   * timeout is what the deadline leaves when it starts.
+   */
+  private send(index: number, signal: AbortSignal): Promise<AxiosResponse> {
+    const { run } = this;
+    const { config } = run;
+    const later = index > 0 && run.options.deadlineMs !== undefined;
+    const copy = later ? run.deadline.clip(config) : this.attemptConfig;
+    if (copy === undefined) return Promise.reject(run.deadline.error(config));
+    const headers = AxiosHeaders.from(config.headers);
+    const sent: InternalAxiosRequestConfig = { ...copy, headers, signal };
+    if (index > 0) {
+      const { attemptHeader } = run.options;
+      // A copy says so, for servers and for the OpenTelemetry hook (axios-resilience/otel).
+      if (attemptHeader !== false) headers.set(attemptHeader, `${run.state.attempts}; hedge`);
+      // A browser holds a second request for the same URL until the first's response is in its
+      // HTTP cache (the cache lock), which would make every copy as slow as the attempt it hedges.
+      if (run.shared.cors.page !== undefined) {
+        headers.set('Cache-Control', 'no-cache');
+        sent.fetchOptions = { ...copy.fetchOptions, cache: 'no-store' };
+      }
+    }
+    // A custom adapter may hand back a thenable.
+    return Promise.resolve(run.base(sent));
+  }
+
   /** The first response wins: every other copy is aborted; a late response's body is released. */
   private won(index: number, response: AxiosResponse): void {
     if (this.done) return void releaseBody({ response });
     this.finish();
     this.controllers.forEach((other, i) => i !== index && other.abort());
-    this.resolve({ response, winner: index, latencyMs: this.r.now() - this.launchedAt[index]! });
+    this.window?.record(this.run.shared.now() - this.launchedAt[index]!);
+    if (index > 0) this.run.state.hedgeWon = true;
+    this.resolve(response);
   }
 
   /** A failed copy ends the race only when no other copy is still out. */
@@ -152,11 +177,11 @@ class Racing {
   }
 
   private hedgeLater(): void {
-    if (this.controllers.length > this.r.maxHedges) return;
+    if (this.controllers.length > this.hedge.maxHedges) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
       void Promise.resolve()
-        .then(() => this.r.mayHedge())
+        .then(() => this.mayHedge())
         .then(
           (allowed) => {
             if (!allowed || this.done) return;
@@ -165,74 +190,20 @@ class Racing {
           },
           () => undefined,
         );
-    }, this.r.delayMs);
+    }, this.delayMs);
   }
-}
 
-/** Safe to send twice: an idempotent method or a write whose key is deduped, and a body that can be sent again. */
-export function hedgeable(run: CallRun): boolean {
-  return safeToRepeat(run.method, run.call.deduped) && !isStream(run.config.data);
-}
-
-/**
- * Sends one attempt as a race of copies. Each copy has its own headers (its attempt number) and
- * abort signal; a later copy's timeout is what the deadline leaves when it starts.
- */
-export function hedgedSend(
-  run: CallRun,
-  hedge: ResolvedHedge,
-  attemptConfig: InternalAxiosRequestConfig,
-): Promise<AxiosResponse> {
-  const { config, shared, state } = run;
-  const { deadlineMs, attemptHeader } = run.options;
-  const inPage = shared.cors.page;
-  const window = hedge.percentile === undefined ? undefined : latencyFor(shared, run.origin);
-  const delayMs = hedgeDelay(hedge, window);
-  return race({
-    send: (index, signal) => {
-      const copy = index === 0 || deadlineMs === undefined ? attemptConfig : run.deadline.clip(config);
-      if (copy === undefined) return Promise.reject(run.deadline.error(config));
-      const headers = AxiosHeaders.from(config.headers);
-      // A copy says so, for servers and for the OpenTelemetry hook (axios-resilience/otel).
-      if (index > 0 && attemptHeader !== false) headers.set(attemptHeader, `${state.attempts}; hedge`);
-      if (index === 0 || inPage === undefined) return copyOver(run, { ...copy, headers, signal });
-      // A browser holds a second request for the same URL until the first's response is in its
-      // HTTP cache (the cache lock), which would make every copy as slow as the attempt it hedges.
-      headers.set('Cache-Control', 'no-cache');
-      return copyOver(run, {
-        ...copy,
-        headers,
-        signal,
-        fetchOptions: { ...copy.fetchOptions, cache: 'no-store' },
-      });
-    },
-    mayHedge: () => mayHedge(run, delayMs),
-    delayMs,
-    maxHedges: hedge.maxHedges,
-    signal: config.signal as AbortSignal | undefined,
-    closers: shared.closers,
-    now: shared.now,
-  }).then(({ response, winner, latencyMs }) => {
-    window?.record(latencyMs);
-    if (winner > 0) state.hedgeWon = true;
-    return response;
-  });
-}
-
-/** Whether one more copy may go out now: the plugin open, the call live, the breaker closed, a budget token granted. */
-async function mayHedge(run: CallRun, delayMs: number): Promise<boolean> {
-  const { config, state } = run;
-  if (run.shared.closed || cancellation(config) !== undefined || !run.gate.closed) return false;
-  const budget = run.route.budget;
-  if (budget !== undefined && !(await budget.tryWithdraw())) return false;
-  state.attempts += 1;
-  state.hedges = (state.hedges ?? 0) + 1;
-  // An observer: what it throws does not stop the copy.
-  notify(run.options.onHedge, { attempt: state.attempts, delayMs, config });
-  return true;
-}
-
-/** Sends one copy over the caller's adapter (counted once for the race, in `pipeline.ts`); a custom adapter may hand back a thenable. */
-function copyOver(run: CallRun, config: InternalAxiosRequestConfig): Promise<AxiosResponse> {
-  return Promise.resolve(run.base(config));
+  /** Whether one more copy may go out now: the plugin open, the call live, the breaker closed, a budget token granted. */
+  private async mayHedge(): Promise<boolean> {
+    const { run } = this;
+    const { config, state } = run;
+    if (run.shared.closed || cancellation(config) !== undefined || !run.gate.closed) return false;
+    const budget = run.route.budget;
+    if (budget !== undefined && !(await budget.tryWithdraw())) return false;
+    state.attempts += 1;
+    state.hedges = (state.hedges ?? 0) + 1;
+    // An observer: what it throws does not stop the copy.
+    notify(run.options.onHedge, { attempt: state.attempts, delayMs: this.delayMs, config });
+    return true;
+  }
 }

@@ -26,32 +26,56 @@ function readableClass(source: object): ReadableClass {
   throw new TypeError('axios-resilience: cannot find Node.js Readable to record a stream body');
 }
 
-/** A promise that settles when `done` says so, checked after every event that may end it. */
-class Settled {
+/** A Node source, read by its events: `drain` reads what the attempt left, and `complete` waits for the event that stops it. */
+abstract class NodeRecording implements Recording {
+  abstract readonly body: Readable | NodeJS.ReadableStream;
+  protected readonly kept: Kept;
+  protected ended = false;
+  protected failed = false;
   private waiters: Array<() => void> = [];
-  wake(): void {
+
+  constructor(maxBytes: number) {
+    this.kept = new Kept(maxBytes);
+  }
+
+  protected get stopped(): boolean {
+    return this.ended || this.failed || this.kept.over;
+  }
+
+  /** Called after every event that may stop the reading. */
+  protected wake(): void {
     for (const waiter of this.waiters.splice(0)) waiter();
   }
-  until(done: () => boolean): Promise<void> {
-    if (done()) return Promise.resolve();
+
+  /** Reads what the attempt left of the source; settles when the reading stops. */
+  protected abstract drain(): Promise<void>;
+
+  async complete(): Promise<boolean> {
+    if (!this.stopped) await this.drain();
+    return this.ended && !this.failed && !this.kept.over;
+  }
+
+  protected untilStopped(): Promise<void> {
     return new Promise((resolve) => {
-      const check = (): void => (done() ? resolve() : void this.waiters.push(check));
-      this.waiters.push(check);
+      const check = (): void => (this.stopped ? resolve() : void this.waiters.push(check));
+      check();
     });
   }
+
+  replay(): Readable {
+    return readableClass(this.body).from(this.kept.chunks, { objectMode: false });
+  }
+
+  release(): void {}
 }
 
 /**
  * A Node Readable: the first attempt's stream pulls from the source in paused mode (`read()`), so
- * every byte the adapter got was kept first, and the rest can be read without it.
+ * every byte the adapter got was kept first, and the rest can be read without it. A source the
+ * attempt did not finish is left as plain axios leaves it (unpiped, paused).
  */
-class ReadableRecording implements Recording {
+class ReadableRecording extends NodeRecording {
   readonly body: Readable;
-  private readonly Readable: ReadableClass;
-  private readonly kept: Kept;
-  private readonly settled = new Settled();
-  private ended = false;
-  private failed = false;
   /** The adapter wants more. */
   private wanted = false;
   /** The attempt failed: the plugin reads the rest for itself. */
@@ -61,9 +85,8 @@ class ReadableRecording implements Recording {
     private readonly source: Readable,
     maxBytes: number,
   ) {
-    this.kept = new Kept(maxBytes);
-    this.Readable = readableClass(source);
-    this.body = new this.Readable({
+    super(maxBytes);
+    this.body = new (readableClass(source))({
       read: () => {
         this.wanted = true;
         this.pump();
@@ -73,12 +96,12 @@ class ReadableRecording implements Recording {
     source.once('end', () => {
       this.ended = true;
       if (!this.draining) this.body.push(null);
-      this.settled.wake();
+      this.wake();
     });
     source.once('error', (error) => {
       this.failed = true;
       this.body.destroy(error);
-      this.settled.wake();
+      this.wake();
     });
   }
 
@@ -89,24 +112,13 @@ class ReadableRecording implements Recording {
       this.kept.add(chunk);
       if (!this.draining) this.wanted = this.body.push(chunk);
     }
-    this.settled.wake();
+    this.wake();
   }
 
-  async complete(): Promise<boolean> {
-    if (!this.ended && !this.failed && !this.kept.over) {
-      this.draining = true;
-      this.pump();
-      await this.settled.until(() => this.ended || this.failed || this.kept.over);
-    }
-    return this.ended && !this.failed && !this.kept.over;
-  }
-
-  replay(): Readable {
-    return this.Readable.from(this.kept.chunks, { objectMode: false });
-  }
-
-  release(): void {
-    // Plain axios leaves a source it did not finish as it is (unpiped, paused); so does the plugin.
+  protected drain(): Promise<void> {
+    this.draining = true;
+    this.pump();
+    return this.untilStopped();
   }
 }
 
@@ -115,45 +127,31 @@ class ReadableRecording implements Recording {
  * only while the adapter pipes it, so listening changes nothing, and the object itself goes to
  * axios (which reads its headers and length from it, as it would without the plugin).
  */
-class LegacyRecording implements Recording {
-  private readonly kept: Kept;
-  private readonly settled = new Settled();
-  private ended = false;
-  private failed = false;
-
+class LegacyRecording extends NodeRecording {
   constructor(
     readonly body: NodeJS.ReadableStream,
     maxBytes: number,
   ) {
-    this.kept = new Kept(maxBytes);
+    super(maxBytes);
     body.on('data', (chunk: unknown) => {
       this.kept.add(chunk);
-      if (this.kept.over) this.settled.wake();
+      if (this.kept.over) this.wake();
     });
     body.once('end', () => {
       this.ended = true;
-      this.settled.wake();
+      this.wake();
     });
     body.once('error', () => {
       this.failed = true;
-      this.settled.wake();
+      this.wake();
     });
   }
 
-  async complete(): Promise<boolean> {
-    if (!this.ended && !this.failed && !this.kept.over) {
-      this.body.resume();
-      await this.settled.until(() => this.ended || this.failed || this.kept.over);
-      if (this.kept.over) this.body.pause();
-    }
-    return this.ended && !this.failed && !this.kept.over;
+  protected async drain(): Promise<void> {
+    this.body.resume();
+    await this.untilStopped();
+    if (this.kept.over) this.body.pause();
   }
-
-  replay(): Readable {
-    return readableClass(this.body).from(this.kept.chunks, { objectMode: false });
-  }
-
-  release(): void {}
 }
 
 /** The recording of a Node stream: a Readable, or a stream of the old kind (`form-data`). */
