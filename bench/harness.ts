@@ -23,7 +23,7 @@ import axiosRetry, { exponentialDelay } from 'axios-retry';
 import type { IAxiosRetryConfig } from 'axios-retry';
 import * as rax from 'retry-axios';
 import type { RetryPluginOptions } from '../lib';
-import { CALL_ID } from './server';
+import { CALL_ID } from './call-id';
 import type { ServerOptions, ServerStats } from './server';
 
 type Flag = string | number | boolean | undefined;

@@ -8,11 +8,9 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage } from 'node:http';
 import { seededRandom } from '../lib/testing';
+import { CALL_ID } from './call-id';
 import { matches, take } from './quotas';
 import type { BucketHints, Dialect, Quota, QuotaAnswer, QuotaState } from './quotas';
-
-/** The request header that names a call, the same on its retries, so the server can tell calls apart. */
-export const CALL_ID = 'x-call-id';
 
 export interface ServerOptions {
   /** Fail everything until `endAt` (epoch ms; both processes share the clock), counting from `startAt`. */
