@@ -1,5 +1,5 @@
 import type { AxiosAdapter, AxiosError, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
-import { readAnswer, type Answer } from '../policy/answer';
+import type { Answer } from '../policy/answer';
 import { readFailure } from '../policy/classify';
 import { modelOf, routeOf } from '../policy/scope';
 import { callerKey } from '../policy/idempotency';
@@ -9,6 +9,7 @@ import { BodyPlan } from './body';
 import type { BreakerGate } from './breaker-gate';
 import type { Call, CallState } from './call';
 import type { Shared } from './context';
+import { CircuitOpenError } from '../types/errors';
 import { Deadline } from './deadline';
 import type { Pushback } from './pushback';
 import type { Attempt } from './pipeline';
@@ -38,7 +39,8 @@ export class CallRun {
   declare deadline: Deadline;
   /** The call's passage through the breaker of its route (or of the origin a redirect ended at). */
   declare gate: BreakerGate;
-  declare token: RetryToken;
+  /** The retry token: none while a first attempt is sent before the loop takes the call. */
+  token: RetryToken | undefined;
   declare body: BodyPlan;
   /** What the last answer said of the rate limit (`rate-gate.ts`'s `observe`). */
   declare pushback: Pushback;
@@ -56,7 +58,7 @@ export class CallRun {
   previousDelayMs: number;
   /** When the attempt in flight left, if the limiter paced it (else never: `-Infinity`). */
   sentAt = -Infinity;
-  /** The last answer, read once (`read`): the judge, the plan, the gate and the breaker read it. */
+  /** The last answer, read once (`loop.ts`): the judge, the plan, the gate and the breaker read it. */
   answer: Answer | undefined;
   /** The attempt `answer` was read from. */
   answered: Attempt | undefined;
@@ -74,18 +76,19 @@ export class CallRun {
     readonly shared: Shared,
     /** Upper-case method. */
     readonly method: string,
-    /** Where the attempts go now, and the guards that count them there (`follow` moves it). */
-    public route: Route,
-    endpointKey: string | undefined,
+    origin: string,
     /** When the call reached the adapter (the plugin's clock): its deadline runs from here, and a failure says how long it took. */
     readonly startedAt: number = shared.now(),
   ) {
-    this.options = call.options;
-    this.origin = route.origin;
-    this.corsSensitive = route.corsSensitive;
-    this.endpointKey = endpointKey;
-    this.previousDelayMs = this.options.baseDelayMs;
+    const options = (this.options = call.options);
+    this.route = routeTo(origin, config, shared, state, options, this.endpoint);
+    this.origin = origin;
+    this.corsSensitive = this.route.corsSensitive;
+    this.previousDelayMs = options.baseDelayMs;
   }
+
+  /** Where the attempts go now, and the guards that count them there (`follow` moves it). Throws when `breaker.key()` or `rateLimit.key()` does. */
+  route: Route;
 
   /**
    * The attempt loop takes the call (it failed once, or needs more than a send: hooks, a deadline,
@@ -121,8 +124,7 @@ export class CallRun {
   dispatch(config: InternalAxiosRequestConfig, over: AxiosAdapter = this.base): Promise<AxiosResponse> {
     const { state, options } = this;
     if (state.attempts++ === 0) this.route.budget?.deposit();
-    // A first attempt sent before the loop took the call has no token (`retrying`).
-    (this.token as RetryToken | undefined)?.spend();
+    this.token?.spend();
     if (options.attemptHeader !== false) this.config.headers.set(options.attemptHeader, String(state.attempts));
     try {
       return Promise.resolve(over(config));
@@ -161,7 +163,7 @@ export class CallRun {
     this.corsSensitive = route.corsSensitive;
     this.accountedAt = undefined;
     this.gate = gateFor(this, route, false);
-    if (!(await this.token.moveTo(route.budget))) return { how: 'budget' };
+    if (!(await this.token!.moveTo(route.budget))) return { how: 'budget' };
     return this.gate.enter() ? undefined : { how: 'breaker' };
   }
 
@@ -180,10 +182,19 @@ export class CallRun {
     return this.last?.response;
   }
 
-  /** Reads an attempt's answer, once (`policy/answer.ts`), at the plugin's clock. */
-  read(attempt: Attempt): Answer {
-    this.answered = attempt;
-    const failure = attempt.response === undefined ? readFailure(attempt.error, this.options) : undefined;
-    return (this.answer = readAnswer(attempt, this.shared.now(), this.shared.dialects, failure));
-  }
+  /**
+   * Whether a failure of the call (an attempt's, or its final one) is the downstream's fault (a
+   * retryable status or a transport failure), read as the last answer read it when it is that
+   * attempt's error (most often), else afresh. The breaker's test (`breaker-gate.ts`).
+   */
+  readonly isDownstreamFailure = (error: unknown): boolean => {
+    const failure = error instanceof CircuitOpenError ? error.cause : error;
+    // A 429 says the server is healthy and protecting itself: the rate limiter answers it, not the breaker.
+    if ((failure as { response?: { status?: unknown } } | undefined)?.response?.status === 429) return false;
+    // A suspected CORS refusal says nothing about the origin's health.
+    if (this.corsSensitive && this.shared.cors.suspect(this.origin, failure)) return false;
+    const read = this.answer?.failure;
+    const { kind } = read !== undefined && failure === this.answered?.error ? read : readFailure(failure, this.options);
+    return kind === 'status' || kind === 'network';
+  };
 }

@@ -25,7 +25,7 @@ import type { Ending, Outcome } from './stop';
  * found by the response interceptor, so its `onGiveUp` is reported here.
  */
 export function finish(run: Ending, outcome: Outcome): Promise<AxiosResponse> {
-  run.token.giveBack();
+  run.token?.giveBack();
   run.body.release();
   if (outcome.stopReason !== undefined) run.state.stopReason = outcome.stopReason;
   const { listeners } = run.shared;
