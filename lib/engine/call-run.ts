@@ -10,8 +10,8 @@ import type { BreakerGate } from './breaker-gate';
 import type { Call, CallState } from './call';
 import type { Shared } from './context';
 import { CircuitOpenError } from '../types/errors';
-import { Deadline } from './deadline';
-import type { Pushback } from './pushback';
+import { Deadline } from './hooks';
+import type { Pushback } from './plan';
 import type { Attempt } from './pipeline';
 import type { Halt } from './stop';
 import { destination, gateFor, routeTo, type Route } from './route';
@@ -29,9 +29,13 @@ import { destination, gateFor, routeTo, type Route } from './route';
  */
 export class CallRun {
   readonly options: ResolvedOptions;
-  /** The route's origin and whether it may refuse a browser's cross-origin call: read on every attempt, so kept as fields. */
+  /**
+   * The route's origin, whether it may refuse a browser's cross-origin call, and `rateLimit.key(config)`
+   * there when set (the call's one rate-limit scope): read on every attempt, so kept as fields.
+   */
   origin: string;
   corsSensitive: boolean;
+  userKey: string | undefined;
   /** The call's endpoint (method and path, ids folded), read once it is asked for (`policy/scope.ts`). */
   private endpointKey: string | undefined;
 
@@ -84,6 +88,7 @@ export class CallRun {
     this.route = routeTo(origin, config, shared, state, options, this.endpoint);
     this.origin = origin;
     this.corsSensitive = this.route.corsSensitive;
+    this.userKey = this.route.userKey;
     this.previousDelayMs = options.baseDelayMs;
   }
 
@@ -133,11 +138,6 @@ export class CallRun {
     }
   }
 
-  /** `rateLimit.key(config)` where it goes now, when set: the call's one rate-limit scope. */
-  get userKey(): string | undefined {
-    return this.route.userKey;
-  }
-
   /** The call's endpoint (its route), for a scope narrower than its origin. */
   readonly endpoint = (): string => (this.endpointKey ??= routeOf(this.method, this.config));
 
@@ -161,6 +161,7 @@ export class CallRun {
     this.route = route;
     this.origin = route.origin;
     this.corsSensitive = route.corsSensitive;
+    this.userKey = route.userKey;
     this.accountedAt = undefined;
     this.gate = gateFor(this, route, false);
     if (!(await this.token!.moveTo(route.budget))) return { how: 'budget' };

@@ -127,7 +127,7 @@ async function retry(run: CallRun, decision: Decision): Promise<Halt | Wait> {
   if (run.answer?.throttle !== true && !(await run.token!.take())) return { how: 'budget' };
 
   const onRetry = options.onRetry;
-  const listened = shared.listeners.has('retry');
+  const listened = shared.listeners.heard.retry !== undefined;
   if (onRetry !== undefined || listened) {
     const response = run.lastResponse;
     // A response that shouldRetryResponse asked to retry has no error of its own: the event gets one that says so.
@@ -176,7 +176,7 @@ function retriedError(run: CallRun): AxiosError {
 /** Waits before the retry; ends the call on a cancel, `close()`, or a breaker that opened meanwhile. */
 async function wait(run: CallRun, delayMs: number): Promise<Halt | undefined> {
   // The failed attempt's response body (a stream, with `responseType: 'stream'`) will never be read.
-  releaseBody(run.lastError ?? run.last);
+  releaseBody(run.last?.error ?? run.last);
   if (cancellation(run.config) !== undefined) return { how: 'cancelled' };
   // A hook may have awaited across a close().
   if (run.shared.closed) return { how: 'closed' };

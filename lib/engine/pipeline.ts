@@ -91,7 +91,7 @@ const hooked: Strategy = (next) => async (run, config) => {
   return moved === undefined ? next(run, config) : { halt: moved };
 };
 
-/** With a deadline, the attempt's timeout is the time it leaves; none left, the call stops (`deadline.ts`). */
+/** With a deadline, the attempt's timeout is the time it leaves; none left, the call stops (`Deadline`, `hooks.ts`). */
 const deadline: Strategy = (next) => (run, config) => {
   const clipped = run.deadline.clip(config);
   return clipped === undefined ? Promise.resolve({ halt: { how: 'expired' } }) : next(run, clipped);
