@@ -40,7 +40,8 @@ export class CallRun {
   private endpointKey: string | undefined;
 
   // What the attempt loop needs, made by `retrying` (`declare`: a call that succeeds at once never has them).
-  declare deadline: Deadline;
+  /** The call's deadline, when it has one (`deadlineMs`). */
+  declare deadline: Deadline | undefined;
   /** The call's passage through the breaker of its route (or of the origin a redirect ended at). */
   declare gate: BreakerGate;
   /** The retry token: none while a first attempt is sent before the loop takes the call. */
@@ -102,7 +103,8 @@ export class CallRun {
    */
   retrying(counted: boolean): this {
     const { config, options, shared } = this;
-    this.deadline = new Deadline(options.deadlineMs, this.startedAt, shared.now);
+    const { deadlineMs } = options;
+    this.deadline = deadlineMs === undefined ? undefined : new Deadline(deadlineMs, this.startedAt, shared.now);
     this.gate = gateFor(this, this.route, counted);
     this.token = new RetryToken(this.route.budget);
     this.body = new BodyPlan(config, options.replayMaxBytes, options.body);

@@ -93,25 +93,22 @@ export class Deadline {
   private clipped = false;
 
   constructor(
-    private readonly deadlineMs: number | undefined,
+    private readonly deadlineMs: number,
     private readonly startedAt: number,
     private readonly now: () => number,
   ) {}
 
-  /** The time left, in ms, or `undefined` without a deadline. */
-  timeLeft(): number | undefined {
-    const deadlineMs = this.deadlineMs;
-    return deadlineMs === undefined ? undefined : deadlineMs - (this.now() - this.startedAt);
+  /** The time left, in ms. */
+  timeLeft(): number {
+    return this.deadlineMs - (this.now() - this.startedAt);
   }
 
   /**
-   * The config of the next attempt: with a deadline, its timeout is the smaller of axios's and the
-   * time left, so an attempt in flight ends at the deadline. A copy, so the caller's config keeps
+   * The config of the next attempt: its timeout is the smaller of axios's and the time left, so an attempt in flight ends at the deadline. A copy, so the caller's config keeps
    * its own timeout for a re-send. `undefined` when no time is left.
    */
   clip(config: InternalAxiosRequestConfig): InternalAxiosRequestConfig | undefined {
-    if (this.deadlineMs === undefined) return config;
-    const left = Math.ceil(this.timeLeft()!);
+    const left = Math.ceil(this.timeLeft());
     if (left <= 0) return undefined;
     const timeout = config.timeout ?? 0;
     this.clipped = timeout === 0 || left < timeout;

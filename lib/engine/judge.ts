@@ -41,7 +41,7 @@ export async function judge(run: CallRun, attempt: Attempt, answer: Answer): Pro
   const response = (error as { response?: AxiosResponse | null } | null)?.response ?? undefined;
   if (run.corsSensitive && response !== undefined) run.shared.cors.answer(run.origin);
   // The deadline ended this attempt: its timeout was the time the deadline left.
-  if (run.deadline.endedAttempt(error)) return { halt: { how: 'expired' } };
+  if (run.deadline?.endedAttempt(error) === true) return { halt: { how: 'expired' } };
   facts.keyed = run.state.idempotencyKey !== undefined;
   const failure = answer.failure ?? readFailure(error, options);
   const decision = serverSays(classify(facts, failure), answer);

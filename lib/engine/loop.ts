@@ -109,7 +109,7 @@ async function retry(run: CallRun, decision: Decision): Promise<Halt | Wait> {
       // The server's `Retry-After` (or `retry-after-ms`), else for a throttle, its spent quota's reset.
       retryAfterMs: run.answer?.waitMs ?? run.pushback.quotaWaitMs,
       previousDelayMs: run.previousDelayMs,
-      timeLeftMs: run.deadline.timeLeft(),
+      timeLeftMs: run.deadline?.timeLeft(),
       breakerRefuses: run.gate.refusing,
       gate,
       delay: options.delay === undefined ? undefined : customDelay(run, options.delay),
