@@ -1,9 +1,10 @@
 import type { InternalAxiosRequestConfig } from 'axios';
-import type { BreakerRegistry, Guard } from '../guards/breaker';
-import type { CorsEvidence } from '../guards/cors';
+import type { Guard } from '../guards/breaker';
+import { LocalBudget } from '../guards/local-budget';
 import { originOf } from '../policy/origin';
 import { BreakerGate } from './breaker-gate';
 import type { CallRun } from './call-run';
+import type { Shared } from './context';
 import type { ResolvedOptions } from '../policy/options';
 import type { RetryBudgetLike, RetryState } from '../types';
 
@@ -25,14 +26,11 @@ export interface Route {
   readonly corsSensitive: boolean;
 }
 
-/** What a route is made from: the plugin's shared parts (`Shared`), named here so this file imports no other. */
-export interface RouteSources {
-  budgetFor(origin: string): RetryBudgetLike | undefined;
-  breakers: BreakerRegistry | undefined;
-  breakerKey: ((config: InternalAxiosRequestConfig, origin: string) => string) | undefined;
-  limiterKey: ((config: InternalAxiosRequestConfig) => string) | undefined;
-  cors: CorsEvidence;
-}
+/** What a route is made from: the plugin's shared parts. */
+export type RouteSources = Pick<
+  Shared,
+  'budget' | 'budgets' | 'budgetSettings' | 'now' | 'breakers' | 'breakerKey' | 'limiterKey' | 'cors'
+>;
 
 /** The origin a config sends to now. */
 export function destination(config: InternalAxiosRequestConfig): string {
@@ -59,7 +57,10 @@ export function routeTo(
     origin,
     breakerKey,
     userKey: shared.limiterKey === undefined ? undefined : shared.limiterKey(config),
-    budget: shared.budgetFor(origin),
+    budget:
+      shared.budgets === undefined
+        ? shared.budget
+        : shared.budgets.getOrCreate(origin, () => new LocalBudget(shared.budgetSettings!, shared.now)),
     // A `breaker.key` of the caller's is the call's one breaker: no route of its own.
     guard:
       guard?.failing === undefined || !guard.closed || shared.breakerKey !== undefined
