@@ -18,11 +18,11 @@ import { destination, gateFor, routeTo, type Route } from './route';
 
 /**
  * One call as it reaches the adapter, from its first send to its end: made complete there
- * (`run.ts`: its route, its key, its adapter, fault injection included), the one value every step
- * of the call is handed. Most calls are one attempt that succeeds (`run.ts`'s short way) and need
- * nothing more; a call the attempt loop takes gets what its retries need (`retrying`): its deadline,
- * its passage through the breaker, its retry token and its body's plan, and what the loop remembers
- * between attempts.
+ * (`plugin/adapter.ts`: its key, its adapter, fault injection included; its route here), the one
+ * value every step of the call is handed. Most calls are one attempt that succeeds (the adapter's
+ * short way) and need nothing more; a call the attempt loop takes gets what its retries need
+ * (`retrying`): its deadline, its passage through the breaker, its retry token and its body's plan,
+ * and what the loop remembers between attempts.
  *
  * `Call` and `CallState` are not here: they belong to the logical call, which may reach the adapter
  * more than once (a config re-sent by hand), and `CallState` is the public `retryState`.
@@ -111,7 +111,7 @@ export class CallRun {
     this.pushback = { throttled: false, quotaWaitMs: undefined };
     // A caller's own key on a method the plugin does not key (a GET, a PUT) matters only now that
     // the call may be retried (a 409 is retried for a keyed call); it is the caller's, so deduped.
-    // (A call the plugin keyed, `run.ts`, has its key already, or has none to find.)
+    // (A call the plugin keyed, `plugin/adapter.ts`, has its key already, or has none to find.)
     if (this.state.idempotencyKey === undefined) {
       const key = callerKey(config.headers, options);
       if (key !== undefined) {
@@ -125,7 +125,7 @@ export class CallRun {
   /**
    * Sends an attempt over the caller's adapter (or `over` it: a race of hedged copies), counted: the
    * call's first as one request for the budget, the retry token spent, its number on its header. The
-   * chain's last link (`pipeline.ts`), and all of a first attempt that needs nothing else (`run.ts`).
+   * chain's last link (`pipeline.ts`), and all of a first attempt that needs nothing else (`plugin/adapter.ts`).
    * A custom adapter may hand back a thenable, or throw instead of rejecting.
    */
   dispatch(config: InternalAxiosRequestConfig, over: AxiosAdapter = this.base): Promise<AxiosResponse> {

@@ -127,6 +127,9 @@ export function pushbackOf(run: { options: Pick<ResolvedOptions, 'maxDelayMs'> }
   return { throttled: false, quotaWaitMs: refillsUnsized && spentFor > run.options.maxDelayMs ? undefined : spentFor };
 }
 
+/** What an answer that is no throttle asks of its call: nothing (only a throttle's is marked `throttled`). */
+export const NO_PUSHBACK: Pushback = Object.freeze({ throttled: false, quotaWaitMs: undefined });
+
 /** What an answer said of its key's rate limit (`rate-gate.ts`'s `observe`). */
 export interface Pushback {
   /** A throttle (`isThrottle`): the retry waits its turn at the key's limiter, needing no budget token. */

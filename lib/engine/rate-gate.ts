@@ -5,7 +5,7 @@ import type { ResolvedRateLimit } from '../policy/rate-limit-options';
 import type { RateLimitEvent } from '../types';
 import { readAnswer, type Answer } from '../policy/answer';
 import type { CallRun } from './call-run';
-import { pushbackOf, type Pushback } from './plan';
+import { NO_PUSHBACK, pushbackOf } from './plan';
 import { interruptible } from './hooks';
 import type { GateWait, Halt } from './stop';
 
@@ -25,9 +25,6 @@ import type { GateWait, Halt } from './stop';
  * scope is paced, not paused (a pause per refusal of a `Retry-After: 1` storm held every call a second).
  */
 const HOLD_WAIT_MS = 5000;
-
-/** What an answer that is no throttle asks of its call: nothing (`observe` marks only a throttle `throttled`). */
-const UNPUSHED: Pushback = Object.freeze({ throttled: false, quotaWaitMs: undefined });
 
 /** How much later than planned a turn may come and still count as the wait chosen (ms). */
 const TIMER_SLACK_MS = 100;
@@ -59,7 +56,7 @@ export function activeLimiter(run: CallRun): RateLimiter | undefined {
  * it until the reset. Marks the call `throttled` when its retry waits its turn, needing no budget token.
  */
 export function observe(run: CallRun, answer: Answer): void {
-  run.pushback = answer.throttle ? pushbackOf(run, answer) : UNPUSHED;
+  run.pushback = answer.throttle ? pushbackOf(run, answer) : NO_PUSHBACK;
   const limiters = run.shared.limiters;
   if (limiters === undefined || answer.status === undefined) return;
   if (answer.resource !== undefined) limiters.learn(run, answer.resource);
