@@ -5,11 +5,11 @@ import { modelOf, routeOf } from '../policy/scope';
 import { callerKey } from '../policy/idempotency';
 import type { ResolvedOptions } from '../policy/options';
 import { RetryToken } from '../guards/local-budget';
+import { CircuitOpenError } from '../types/errors';
 import { BodyPlan } from './body';
 import type { BreakerGate } from './breaker-gate';
 import type { Call, CallState } from './call';
 import type { Shared } from './context';
-import { CircuitOpenError } from '../types/errors';
 import { Deadline } from './hooks';
 import type { Pushback } from './plan';
 import type { Attempt } from './pipeline';
@@ -29,6 +29,8 @@ import { destination, gateFor, routeTo, type Route } from './route';
  */
 export class CallRun {
   readonly options: ResolvedOptions;
+  /** Where the attempts go now, and the guards that count them there (`follow` moves it). */
+  route: Route;
   /**
    * The route's origin, whether it may refuse a browser's cross-origin call, and `rateLimit.key(config)`
    * there when set (the call's one rate-limit scope): read on every attempt, so kept as fields.
@@ -81,6 +83,7 @@ export class CallRun {
     readonly shared: Shared,
     /** Upper-case method. */
     readonly method: string,
+    /** The origin it is sent to; its route there is made here (throws when `breaker.key()` or `rateLimit.key()` does). */
     origin: string,
     /** When the call reached the adapter (the plugin's clock): its deadline runs from here, and a failure says how long it took. */
     readonly startedAt: number = shared.now(),
@@ -92,9 +95,6 @@ export class CallRun {
     this.userKey = this.route.userKey;
     this.previousDelayMs = options.baseDelayMs;
   }
-
-  /** Where the attempts go now, and the guards that count them there (`follow` moves it). Throws when `breaker.key()` or `rateLimit.key()` does. */
-  route: Route;
 
   /**
    * The attempt loop takes the call (it failed once, or needs more than a send: hooks, a deadline,
@@ -125,8 +125,8 @@ export class CallRun {
   /**
    * Sends an attempt over the caller's adapter (or `over` it: a race of hedged copies), counted: the
    * call's first as one request for the budget, the retry token spent, its number on its header. The
-   * chain's last link (`pipeline.ts`), and all of a first attempt that needs nothing else (`plugin/adapter.ts`).
-   * A custom adapter may hand back a thenable, or throw instead of rejecting.
+   * chain's last link (`pipeline.ts`), and all of a first attempt that needs nothing else (the
+   * adapter's short way). A custom adapter may hand back a thenable, or throw instead of rejecting.
    */
   dispatch(config: InternalAxiosRequestConfig, over: AxiosAdapter = this.base): Promise<AxiosResponse> {
     const { state, options } = this;

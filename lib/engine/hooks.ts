@@ -104,8 +104,9 @@ export class Deadline {
   }
 
   /**
-   * The config of the next attempt: its timeout is the smaller of axios's and the time left, so an attempt in flight ends at the deadline. A copy, so the caller's config keeps
-   * its own timeout for a re-send. `undefined` when no time is left.
+   * The config of the next attempt: its timeout is the smaller of axios's and the time left, so an
+   * attempt in flight ends at the deadline. A copy, so the caller's config keeps its own timeout for
+   * a re-send. `undefined` when no time is left.
    */
   clip(config: InternalAxiosRequestConfig): InternalAxiosRequestConfig | undefined {
     const left = Math.ceil(this.timeLeft());

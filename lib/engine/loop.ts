@@ -38,8 +38,8 @@ export function runAttempts(run: CallRun): Promise<AxiosResponse> {
 
 /**
  * The loop itself, from the first attempt, or (`first`) on from a first attempt sent without the
- * loop (the short way `plugin/adapter.ts` takes for most calls), which failed: begun under a closed breaker or
- * none, such a call is counted there already, and passes no gate.
+ * loop, which failed (the short way `plugin/adapter.ts` takes for most calls): begun under a closed
+ * breaker or none, such a call is counted there already, and passes no gate.
  */
 export async function loop(run: CallRun, first: Attempt | undefined): Promise<AxiosResponse> {
   if (first === undefined) {

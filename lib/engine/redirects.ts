@@ -20,16 +20,13 @@ export function answeredBy(outcome: { response?: unknown; error?: unknown }, sen
   const request = holder?.response?.request ?? holder?.request;
   const url = request?.res?.responseUrl ?? request?._currentUrl;
   if (typeof url !== 'string') return undefined;
-  // A string test before any parsing (this runs on every answer): `url` at `sentTo` or at `sentTo`
-  // without the default port a URL leaves out (`https://host:443`), then the end of the URL, '/',
+  // Where `sentTo` ends in `url`, by a string test before any parsing (this runs on every answer),
+  // with the default port a URL leaves out (`https://host:443`) allowed for; then the URL's end, '/',
   // '?' or '#', not a longer host or port that begins the same.
   const port = sentTo.slice(sentTo.lastIndexOf(':'));
-  const at = url.startsWith(sentTo)
-    ? sentTo.length
-    : port === ':443' || port === ':80'
-      ? sentTo.length - port.length
-      : -1;
-  const next = at === -1 || !url.startsWith(sentTo.slice(0, at)) ? -1 : url.charCodeAt(at);
+  const bare = port === ':443' || port === ':80' ? sentTo.slice(0, -port.length) : sentTo;
+  const end = url.startsWith(sentTo) ? sentTo.length : url.startsWith(bare) ? bare.length : -1;
+  const next = end === -1 ? -1 : url.charCodeAt(end);
   if (Number.isNaN(next) || next === 47 || next === 63 || next === 35) return undefined;
   const origin = parseOrigin(url);
   return origin === sentTo ? undefined : origin;
