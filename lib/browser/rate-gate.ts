@@ -6,7 +6,7 @@
 import type { AxiosResponse } from 'axios';
 import type { CallRun } from '../engine/call-run';
 import type { Shared } from '../engine/context';
-import { pushbackOf } from '../engine/pushback';
+import { pushbackOf } from '../engine/plan';
 import type * as RateGate from '../engine/rate-gate';
 import type { Answer } from '../policy/answer';
 import type { ResolvedRateLimit } from '../policy/rate-limit-options';

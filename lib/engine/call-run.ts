@@ -1,44 +1,53 @@
 import type { AxiosAdapter, AxiosError, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
-import { readAnswer, type Answer } from '../policy/answer';
+import type { Answer } from '../policy/answer';
 import { readFailure } from '../policy/classify';
 import { modelOf, routeOf } from '../policy/scope';
 import { callerKey } from '../policy/idempotency';
 import type { ResolvedOptions } from '../policy/options';
 import { RetryToken } from '../guards/local-budget';
+import { CircuitOpenError } from '../types/errors';
 import { BodyPlan } from './body';
 import type { BreakerGate } from './breaker-gate';
 import type { Call, CallState } from './call';
 import type { Shared } from './context';
-import { Deadline } from './deadline';
-import type { Pushback } from './pushback';
+import { Deadline } from './hooks';
+import type { Pushback } from './plan';
 import type { Attempt } from './pipeline';
 import type { Halt } from './stop';
 import { destination, gateFor, routeTo, type Route } from './route';
 
 /**
  * One call as it reaches the adapter, from its first send to its end: made complete there
- * (`run.ts`: its route, its key, its adapter, fault injection included), the one value every step
- * of the call is handed. Most calls are one attempt that succeeds (`run.ts`'s short way) and need
- * nothing more; a call the attempt loop takes gets what its retries need (`retrying`): its deadline,
- * its passage through the breaker, its retry token and its body's plan, and what the loop remembers
- * between attempts.
+ * (`plugin/adapter.ts`: its key, its adapter, fault injection included; its route here), the one
+ * value every step of the call is handed. Most calls are one attempt that succeeds (the adapter's
+ * short way) and need nothing more; a call the attempt loop takes gets what its retries need
+ * (`retrying`): its deadline, its passage through the breaker, its retry token and its body's plan,
+ * and what the loop remembers between attempts.
  *
  * `Call` and `CallState` are not here: they belong to the logical call, which may reach the adapter
  * more than once (a config re-sent by hand), and `CallState` is the public `retryState`.
  */
 export class CallRun {
   readonly options: ResolvedOptions;
-  /** The route's origin and whether it may refuse a browser's cross-origin call: read on every attempt, so kept as fields. */
+  /** Where the attempts go now, and the guards that count them there (`follow` moves it). */
+  route: Route;
+  /**
+   * The route's origin, whether it may refuse a browser's cross-origin call, and `rateLimit.key(config)`
+   * there when set (the call's one rate-limit scope): read on every attempt, so kept as fields.
+   */
   origin: string;
   corsSensitive: boolean;
+  userKey: string | undefined;
   /** The call's endpoint (method and path, ids folded), read once it is asked for (`policy/scope.ts`). */
   private endpointKey: string | undefined;
 
   // What the attempt loop needs, made by `retrying` (`declare`: a call that succeeds at once never has them).
-  declare deadline: Deadline;
+  /** The call's deadline, when it has one (`deadlineMs`). */
+  declare deadline: Deadline | undefined;
   /** The call's passage through the breaker of its route (or of the origin a redirect ended at). */
   declare gate: BreakerGate;
-  declare token: RetryToken;
+  /** The retry token: none while a first attempt is sent before the loop takes the call. */
+  token: RetryToken | undefined;
   declare body: BodyPlan;
   /** What the last answer said of the rate limit (`rate-gate.ts`'s `observe`). */
   declare pushback: Pushback;
@@ -56,7 +65,7 @@ export class CallRun {
   previousDelayMs: number;
   /** When the attempt in flight left, if the limiter paced it (else never: `-Infinity`). */
   sentAt = -Infinity;
-  /** The last answer, read once (`read`): the judge, the plan, the gate and the breaker read it. */
+  /** The last answer, read once (`loop.ts`): the judge, the plan, the gate and the breaker read it. */
   answer: Answer | undefined;
   /** The attempt `answer` was read from. */
   answered: Attempt | undefined;
@@ -74,17 +83,17 @@ export class CallRun {
     readonly shared: Shared,
     /** Upper-case method. */
     readonly method: string,
-    /** Where the attempts go now, and the guards that count them there (`follow` moves it). */
-    public route: Route,
-    endpointKey: string | undefined,
+    /** The origin it is sent to; its route there is made here (throws when `breaker.key()` or `rateLimit.key()` does). */
+    origin: string,
     /** When the call reached the adapter (the plugin's clock): its deadline runs from here, and a failure says how long it took. */
     readonly startedAt: number = shared.now(),
   ) {
-    this.options = call.options;
-    this.origin = route.origin;
-    this.corsSensitive = route.corsSensitive;
-    this.endpointKey = endpointKey;
-    this.previousDelayMs = this.options.baseDelayMs;
+    const options = (this.options = call.options);
+    this.route = routeTo(origin, config, shared, state, options, this.endpoint);
+    this.origin = origin;
+    this.corsSensitive = this.route.corsSensitive;
+    this.userKey = this.route.userKey;
+    this.previousDelayMs = options.baseDelayMs;
   }
 
   /**
@@ -94,14 +103,15 @@ export class CallRun {
    */
   retrying(counted: boolean): this {
     const { config, options, shared } = this;
-    this.deadline = new Deadline(options.deadlineMs, this.startedAt, shared.now);
+    const { deadlineMs } = options;
+    this.deadline = deadlineMs === undefined ? undefined : new Deadline(deadlineMs, this.startedAt, shared.now);
     this.gate = gateFor(this, this.route, counted);
     this.token = new RetryToken(this.route.budget);
     this.body = new BodyPlan(config, options.replayMaxBytes, options.body);
     this.pushback = { throttled: false, quotaWaitMs: undefined };
     // A caller's own key on a method the plugin does not key (a GET, a PUT) matters only now that
     // the call may be retried (a 409 is retried for a keyed call); it is the caller's, so deduped.
-    // (A call the plugin keyed, `run.ts`, has its key already, or has none to find.)
+    // (A call the plugin keyed, `plugin/adapter.ts`, has its key already, or has none to find.)
     if (this.state.idempotencyKey === undefined) {
       const key = callerKey(config.headers, options);
       if (key !== undefined) {
@@ -115,25 +125,19 @@ export class CallRun {
   /**
    * Sends an attempt over the caller's adapter (or `over` it: a race of hedged copies), counted: the
    * call's first as one request for the budget, the retry token spent, its number on its header. The
-   * chain's last link (`pipeline.ts`), and all of a first attempt that needs nothing else (`run.ts`).
-   * A custom adapter may hand back a thenable, or throw instead of rejecting.
+   * chain's last link (`pipeline.ts`), and all of a first attempt that needs nothing else (the
+   * adapter's short way). A custom adapter may hand back a thenable, or throw instead of rejecting.
    */
   dispatch(config: InternalAxiosRequestConfig, over: AxiosAdapter = this.base): Promise<AxiosResponse> {
     const { state, options } = this;
     if (state.attempts++ === 0) this.route.budget?.deposit();
-    // A first attempt sent before the loop took the call has no token (`retrying`).
-    (this.token as RetryToken | undefined)?.spend();
+    this.token?.spend();
     if (options.attemptHeader !== false) this.config.headers.set(options.attemptHeader, String(state.attempts));
     try {
       return Promise.resolve(over(config));
     } catch (error) {
       return Promise.reject(error);
     }
-  }
-
-  /** `rateLimit.key(config)` where it goes now, when set: the call's one rate-limit scope. */
-  get userKey(): string | undefined {
-    return this.route.userKey;
   }
 
   /** The call's endpoint (its route), for a scope narrower than its origin. */
@@ -159,9 +163,10 @@ export class CallRun {
     this.route = route;
     this.origin = route.origin;
     this.corsSensitive = route.corsSensitive;
+    this.userKey = route.userKey;
     this.accountedAt = undefined;
     this.gate = gateFor(this, route, false);
-    if (!(await this.token.moveTo(route.budget))) return { how: 'budget' };
+    if (!(await this.token!.moveTo(route.budget))) return { how: 'budget' };
     return this.gate.enter() ? undefined : { how: 'breaker' };
   }
 
@@ -180,10 +185,19 @@ export class CallRun {
     return this.last?.response;
   }
 
-  /** Reads an attempt's answer, once (`policy/answer.ts`), at the plugin's clock. */
-  read(attempt: Attempt): Answer {
-    this.answered = attempt;
-    const failure = attempt.response === undefined ? readFailure(attempt.error, this.options) : undefined;
-    return (this.answer = readAnswer(attempt, this.shared.now(), this.shared.dialects, failure));
-  }
+  /**
+   * Whether a failure of the call (an attempt's, or its final one) is the downstream's fault (a
+   * retryable status or a transport failure), read as the last answer read it when it is that
+   * attempt's error (most often), else afresh. The breaker's test (`breaker-gate.ts`).
+   */
+  readonly isDownstreamFailure = (error: unknown): boolean => {
+    const failure = error instanceof CircuitOpenError ? error.cause : error;
+    // A 429 says the server is healthy and protecting itself: the rate limiter answers it, not the breaker.
+    if ((failure as { response?: { status?: unknown } } | undefined)?.response?.status === 429) return false;
+    // A suspected CORS refusal says nothing about the origin's health.
+    if (this.corsSensitive && this.shared.cors.suspect(this.origin, failure)) return false;
+    const read = this.answer?.failure;
+    const { kind } = read !== undefined && failure === this.answered?.error ? read : readFailure(failure, this.options);
+    return kind === 'status' || kind === 'network';
+  };
 }

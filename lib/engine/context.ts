@@ -2,13 +2,19 @@ import type { InternalAxiosRequestConfig } from 'axios';
 import type { BreakerRegistry } from '../guards/breaker';
 import type { CorsEvidence } from '../guards/cors';
 import type { RateLimiters } from '../guards/rate-limiters';
-import type { RetryBudgetLike } from '../types';
+import type { LocalBudget } from '../guards/local-budget';
+import type { BoundedMap } from '../guards/origins';
+import type { BudgetSettings, RetryBudgetLike } from '../types';
 import type { Dialects } from '../policy/rate-limit-header-options';
 import type { Listeners } from './listeners';
 
 /** What the calls of one plugin share (made once by `retryPlugin()`). */
 export interface Shared {
-  budgetFor(origin: string): RetryBudgetLike | undefined;
+  /** The retry budget every origin shares (`budget: { shared }`); else `undefined`. */
+  budget: RetryBudgetLike | undefined;
+  /** With a budget per origin: the budgets, each made on its origin's first call, and their settings. */
+  budgets: BoundedMap<LocalBudget> | undefined;
+  budgetSettings: BudgetSettings | undefined;
   breakers: BreakerRegistry | undefined;
   /** Which breaker guards a call, when `breaker.key` is set (else its origin). */
   breakerKey: ((config: InternalAxiosRequestConfig, origin: string) => string) | undefined;

@@ -138,9 +138,9 @@ class Racing {
   private send(index: number, signal: AbortSignal): Promise<AxiosResponse> {
     const { run } = this;
     const { config } = run;
-    const later = index > 0 && run.options.deadlineMs !== undefined;
-    const copy = later ? run.deadline.clip(config) : this.attemptConfig;
-    if (copy === undefined) return Promise.reject(run.deadline.error(config));
+    const deadline = index > 0 ? run.deadline : undefined;
+    const copy = deadline === undefined ? this.attemptConfig : deadline.clip(config);
+    if (copy === undefined) return Promise.reject(deadline!.error(config));
     const headers = AxiosHeaders.from(config.headers);
     const sent: InternalAxiosRequestConfig = { ...copy, headers, signal };
     if (index > 0) {

@@ -22,6 +22,8 @@ export type Verdict = { accept: AxiosResponse } | { decision: Decision } | { hal
 
 export async function judge(run: CallRun, attempt: Attempt, answer: Answer): Promise<Verdict> {
   const { options } = run;
+  // What the write rule needs of the call (`mayRepeat`).
+  const facts = { method: run.method, deduped: run.call.deduped, unsafe: options.unsafeRetryWrites, keyed: false };
   if (attempt.response !== undefined) {
     const response = attempt.response;
     if (run.corsSensitive) run.shared.cors.answer(run.origin);
@@ -32,15 +34,15 @@ export async function judge(run: CallRun, attempt: Attempt, answer: Answer): Pro
     if ('halt' in asked) return asked;
     if (asked.verdict !== true) return { accept: response };
     run.last = attempt;
-    return { decision: retryResponse(writeFacts(run), answer.says === true) };
+    return { decision: retryResponse(facts, answer.says === true) };
   }
   const error = attempt.error;
   run.last = attempt;
   const response = (error as { response?: AxiosResponse | null } | null)?.response ?? undefined;
   if (run.corsSensitive && response !== undefined) run.shared.cors.answer(run.origin);
   // The deadline ended this attempt: its timeout was the time the deadline left.
-  if (run.deadline.endedAttempt(error)) return { halt: { how: 'expired' } };
-  const facts = { ...writeFacts(run), keyed: run.state.idempotencyKey !== undefined };
+  if (run.deadline?.endedAttempt(error) === true) return { halt: { how: 'expired' } };
+  facts.keyed = run.state.idempotencyKey !== undefined;
   const failure = answer.failure ?? readFailure(error, options);
   const decision = serverSays(classify(facts, failure), answer);
   // A cancel is never retried, whatever a predicate says (a body that cannot be sent again is the plan's).
@@ -56,11 +58,6 @@ export async function judge(run: CallRun, attempt: Attempt, answer: Answer): Pro
   const judged = overruled(decision, asked.verdict, facts, unprocessed);
   if (judged.retry && !decision.retry) run.overruledTable = true;
   return { decision: judged };
-}
-
-/** What the write rule needs of the call (`mayRepeat`). */
-function writeFacts(run: CallRun): { method: string; deduped: boolean; unsafe: boolean } {
-  return { method: run.method, deduped: run.call.deduped, unsafe: run.options.unsafeRetryWrites };
 }
 
 /** Asks `shouldRetry`; `true` or `false` override the table, anything else keeps it. */

@@ -31,28 +31,24 @@ export function notify<E>(
 
 /** The listeners of one plugin, by event. */
 export class Listeners {
-  private readonly byName: { [K in PluginEventName]?: Set<PluginListener<K>> } = {};
+  /** Each event's listeners, while it has any: a call checks one field, and builds no event nobody reads. */
+  readonly heard: { [K in PluginEventName]?: Set<PluginListener<K>> } = {};
 
   /** Adds `listener`; the function returned removes it (once; calling it again does nothing). */
   on<K extends PluginEventName>(name: K, listener: PluginListener<K>): () => void {
-    let set = this.byName[name] as Set<PluginListener<K>> | undefined;
-    if (set === undefined) {
-      set = new Set();
-      (this.byName as Record<K, Set<PluginListener<K>>>)[name] = set;
-    }
+    const heard = this.heard as Record<K, Set<PluginListener<K>> | undefined>;
+    const set = (heard[name] ??= new Set());
     // A wrapper, so the same function added twice is two listeners with two disposers.
     const wrapper: PluginListener<K> = (event) => listener(event);
     set.add(wrapper);
-    return () => void set.delete(wrapper);
-  }
-
-  /** Whether anyone listens (so a call builds no event nobody reads). */
-  has(name: PluginEventName): boolean {
-    return (this.byName[name]?.size ?? 0) > 0;
+    return () => {
+      set.delete(wrapper);
+      if (set.size === 0 && heard[name] === set) delete heard[name];
+    };
   }
 
   emit<K extends PluginEventName>(name: K, event: PluginEvents[K]): void {
-    const set = this.byName[name] as Set<PluginListener<K>> | undefined;
+    const set = this.heard[name] as Set<PluginListener<K>> | undefined;
     if (set === undefined) return;
     for (const listener of [...set]) {
       try {

@@ -1,6 +1,7 @@
 import { AxiosError } from 'axios';
 import type { AxiosResponse } from 'axios';
-import type { Decision } from '../policy/classify';
+import { readAnswer } from '../policy/answer';
+import { readFailure, type Decision } from '../policy/classify';
 import type { RetryEvent } from '../types';
 import { isInjected } from './chaos-mark';
 import { releaseBody } from './body';
@@ -10,7 +11,6 @@ import { cancellation, interruptible, runHook } from './hooks';
 import { judge } from './judge';
 import { finish } from './outcome';
 import { plan } from './plan';
-import { askedWaitMs } from './pushback';
 import { gateWait, observe } from './rate-gate';
 import { attemptChain } from './pipeline';
 import type { Sent } from './pipeline';
@@ -28,18 +28,20 @@ import type { Halt } from './stop';
  * turns into a stop reason; only `finish` turns the outcome into the promise axios gets.
  */
 
-/**
- * Runs a call's attempts through its breaker: from the first, or (`first`) on from a first attempt
- * sent without the loop (the short way `run.ts` takes for most calls), which failed.
- */
-export function runAttempts(run: CallRun, first: Attempt | undefined): Promise<AxiosResponse> {
+/** Runs a call's attempts, from the first, through its breaker. */
+export function runAttempts(run: CallRun): Promise<AxiosResponse> {
   return run.gate.pass(
-    () => loop(run, first),
+    () => loop(run, undefined),
     () => finish(run, halt(run, { how: 'breaker' })),
   );
 }
 
-async function loop(run: CallRun, first: Attempt | undefined): Promise<AxiosResponse> {
+/**
+ * The loop itself, from the first attempt, or (`first`) on from a first attempt sent without the
+ * loop, which failed (the short way `plugin/adapter.ts` takes for most calls): begun under a closed
+ * breaker or none, such a call is counted there already, and passes no gate.
+ */
+export async function loop(run: CallRun, first: Attempt | undefined): Promise<AxiosResponse> {
   if (first === undefined) {
     try {
       await run.body.prepare(run.base, run.options.retries);
@@ -53,8 +55,10 @@ async function loop(run: CallRun, first: Attempt | undefined): Promise<AxiosResp
     if ('halt' in attempt) return finish(run, halt(run, attempt.halt));
     const answeredAt = answeredBy(attempt, run.origin);
     if (answeredAt !== undefined) accountAt(run, answeredAt);
-    // Each answer is read once; the gate, the judge and the plan read that.
-    const answer = run.read(attempt);
+    // Each answer is read once, at the plugin's clock; the gate, the judge and the plan read that.
+    run.answered = attempt;
+    const failure = attempt.response === undefined ? readFailure(attempt.error, run.options) : undefined;
+    const answer = (run.answer = readAnswer(attempt, run.shared.now(), run.shared.dialects, failure));
     if (attempt.error !== undefined) run.gate.attemptFailed(attempt.error);
     observe(run, answer);
     const verdict = await judge(run, attempt, answer);
@@ -87,8 +91,10 @@ async function retry(run: CallRun, decision: Decision): Promise<Halt | Wait> {
   const { options, shared, state } = run;
   const retry = run.retries++;
   // While the key's limiter is on, its gate holds the retry like any other wait (`gateWait`). One
-  // clock read for both waits: a server's wait until a date and the pause it set are then equal.
-  const now = shared.now();
+  // clock read for both waits, a server's wait until a date and the pause it set then equal: the
+  // answer's, unless a predicate (which may await) was asked since.
+  const asked = options.shouldRetry !== undefined || options.shouldRetryResponse !== undefined;
+  const now = asked ? shared.now() : run.answer!.at;
   const gate = gateWait(run, now);
   // Read only when a retry is otherwise possible: a stream still being sent is read to its end first.
   const possible = decision.retry && (retry < options.retries || gate?.absorbs === true);
@@ -100,9 +106,10 @@ async function retry(run: CallRun, decision: Decision): Promise<Halt | Wait> {
       bodyReplayable,
       suspectedCors: run.corsSensitive && shared.cors.suspect(run.origin, run.failure),
       closed: shared.closed,
-      retryAfterMs: askedWaitMs(run),
+      // The server's `Retry-After` (or `retry-after-ms`), else for a throttle, its spent quota's reset.
+      retryAfterMs: run.answer?.waitMs ?? run.pushback.quotaWaitMs,
       previousDelayMs: run.previousDelayMs,
-      timeLeftMs: run.deadline.timeLeft(),
+      timeLeftMs: run.deadline?.timeLeft(),
       breakerRefuses: run.gate.refusing,
       gate,
       delay: options.delay === undefined ? undefined : customDelay(run, options.delay),
@@ -117,10 +124,10 @@ async function retry(run: CallRun, decision: Decision): Promise<Halt | Wait> {
   // rate is the cause; until then each waits its backoff). Any other failure's retry spends one, last,
   // so a retry refused above spends none.
   const paced = run.pushback.throttled && gate !== undefined;
-  if (run.answer?.throttle !== true && !(await run.token.take())) return { how: 'budget' };
+  if (run.answer?.throttle !== true && !(await run.token!.take())) return { how: 'budget' };
 
   const onRetry = options.onRetry;
-  const listened = shared.listeners.has('retry');
+  const listened = shared.listeners.heard.retry !== undefined;
   if (onRetry !== undefined || listened) {
     const response = run.lastResponse;
     // A response that shouldRetryResponse asked to retry has no error of its own: the event gets one that says so.
@@ -169,7 +176,7 @@ function retriedError(run: CallRun): AxiosError {
 /** Waits before the retry; ends the call on a cancel, `close()`, or a breaker that opened meanwhile. */
 async function wait(run: CallRun, delayMs: number): Promise<Halt | undefined> {
   // The failed attempt's response body (a stream, with `responseType: 'stream'`) will never be read.
-  releaseBody(run.lastError ?? run.last);
+  releaseBody(run.last?.error ?? run.last);
   if (cancellation(run.config) !== undefined) return { how: 'cancelled' };
   // A hook may have awaited across a close().
   if (run.shared.closed) return { how: 'closed' };

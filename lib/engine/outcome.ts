@@ -25,11 +25,11 @@ import type { Ending, Outcome } from './stop';
  * found by the response interceptor, so its `onGiveUp` is reported here.
  */
 export function finish(run: Ending, outcome: Outcome): Promise<AxiosResponse> {
-  run.token.giveBack();
+  run.token?.giveBack();
   run.body.release();
   if (outcome.stopReason !== undefined) run.state.stopReason = outcome.stopReason;
   const { listeners } = run.shared;
-  if (listeners.has('settle')) {
+  if (listeners.heard.settle !== undefined) {
     const stopReason = 'response' in outcome ? undefined : outcome.stopReason;
     listeners.emit('settle', { origin: run.origin, stopReason, retryState: run.state });
   }
@@ -165,7 +165,7 @@ export function giveUp(
   }
   const event = { error, stopReason: state.stopReason, retryState: state };
   notify(call.options.onGiveUp, event, (hookError) => (state.hookError ??= hookError));
-  if (listeners.has('giveUp')) {
+  if (listeners.heard.giveUp !== undefined) {
     listeners.emit('giveUp', { ...event, origin: config === undefined ? 'relative:' : destination(config) });
   }
 }

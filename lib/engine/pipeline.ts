@@ -77,7 +77,7 @@ const pacing: Strategy = (next) => (run, config) => {
 const hooked: Strategy = (next) => async (run, config) => {
   const hook = run.options.beforeAttempt;
   if (hook !== undefined) {
-    const info = { attempt: run.state.attempts + 1, timeLeftMs: run.deadline.timeLeft() };
+    const info = { attempt: run.state.attempts + 1, timeLeftMs: run.deadline?.timeLeft() };
     const ended = await runHook(() => hook(config, info), run, info.timeLeftMs);
     if (ended.how !== 'done') return { halt: ended };
   }
@@ -91,9 +91,10 @@ const hooked: Strategy = (next) => async (run, config) => {
   return moved === undefined ? next(run, config) : { halt: moved };
 };
 
-/** With a deadline, the attempt's timeout is the time it leaves; none left, the call stops (`deadline.ts`). */
+/** With a deadline, the attempt's timeout is the time it leaves; none left, the call stops (`Deadline`, `hooks.ts`). */
 const deadline: Strategy = (next) => (run, config) => {
-  const clipped = run.deadline.clip(config);
+  // In the chain only with a deadline (`chainFor`): the call has one.
+  const clipped = run.deadline!.clip(config);
   return clipped === undefined ? Promise.resolve({ halt: { how: 'expired' } }) : next(run, clipped);
 };
 

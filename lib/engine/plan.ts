@@ -1,8 +1,9 @@
+import type { Answer } from '../policy/answer';
 import { computeBackoff } from '../policy/backoff';
 import type { ResolvedOptions } from '../policy/options';
 import { typed } from '../policy/validate';
 import { refuseRetry, refuseWait } from './stop';
-import type { GateWait, Refusal, RetryFacts } from './stop';
+import type { Refusal, RetryFacts } from './stop';
 
 /**
  * The plan: after a failed attempt the table has judged, whether the call is retried, and after
@@ -86,18 +87,6 @@ function customWait(own: Wait, facts: RetryFacts, options: PlanOptions): Wait | 
   return { ...own, delayMs: mine, source: 'delay', timerMs: mine };
 }
 
-/**
- * The whole wait is the longer of the call's own wait and its turn at the key's gate. The call
- * sleeps its own wait only when that is the longer, and then takes its turn; else it goes to the
- * gate at once and waits there, in its place in the queue (a server's pause of the key is in that
- * turn, so it is never waited twice).
- */
-function withGate(own: Wait, gate: GateWait | undefined): Wait {
-  if (gate === undefined || gate.turnMs < own.delayMs) return own;
-  const source = gate.turnMs > own.delayMs ? 'rate-limit' : own.source;
-  return { ...own, delayMs: gate.turnMs, source, timerMs: 0 };
-}
-
 /** Retry after a wait, or stop with a reason. */
 export function plan(facts: RetryFacts, options: PlanOptions): Step {
   const refused = refuseRetry(facts, options);
@@ -105,6 +94,46 @@ export function plan(facts: RetryFacts, options: PlanOptions): Step {
   const own = ownWait(facts, options);
   const chosen = facts.delay === undefined ? own : customWait(own, facts, options);
   if (!('delayMs' in chosen)) return chosen;
-  const wait = withGate(chosen, facts.gate);
+  // The whole wait is the longer of the call's own wait and its turn at the key's gate. The call
+  // sleeps its own wait only when that is the longer, and then takes its turn; else it goes to the
+  // gate at once and waits there, in its place in the queue (a server's pause of the key is in that
+  // turn, so it is never waited twice).
+  const gate = facts.gate;
+  const wait: Wait =
+    gate === undefined || gate.turnMs < chosen.delayMs
+      ? chosen
+      : {
+          ...chosen,
+          delayMs: gate.turnMs,
+          source: gate.turnMs > chosen.delayMs ? 'rate-limit' : chosen.source,
+          timerMs: 0,
+        };
   return refuseWait(facts, wait) ?? wait;
+}
+
+/**
+ * What an answer's server asks of the refused call itself, limiter or none (a browser build has none
+ * by default), before any limiter weighs it (`rate-gate.ts`'s `observe`): not yet paced, and besides
+ * a `Retry-After` (which the plan reads from the answer), its spent quota's reset. A dialect that
+ * refills continuously (OpenAI's, Anthropic's) says when the whole quota is back: with the quota
+ * known, one request's share of that; without it, the reset when it is within `maxDelayMs` (a `1s`
+ * reset waits a second), else nothing (the backoff: such a quota frees requests long before it is
+ * whole again, so no call fails on it).
+ */
+export function pushbackOf(run: { options: Pick<ResolvedOptions, 'maxDelayMs'> }, answer: Answer): Pushback {
+  const spentFor = answer.throttle ? answer.spentForMs : undefined;
+  const refillsUnsized =
+    spentFor !== undefined && answer.hint!.replenishes === true && answer.hint!.quota === undefined;
+  return { throttled: false, quotaWaitMs: refillsUnsized && spentFor > run.options.maxDelayMs ? undefined : spentFor };
+}
+
+/** What an answer that is no throttle asks of its call: nothing (only a throttle's is marked `throttled`). */
+export const NO_PUSHBACK: Pushback = Object.freeze({ throttled: false, quotaWaitMs: undefined });
+
+/** What an answer said of its key's rate limit (`rate-gate.ts`'s `observe`). */
+export interface Pushback {
+  /** A throttle (`isThrottle`): the retry waits its turn at the key's limiter, needing no budget token. */
+  throttled: boolean;
+  /** A throttle whose quota is spent: when the quota frees a request (ms from then). */
+  quotaWaitMs: number | undefined;
 }

@@ -5,7 +5,7 @@ import type { ResolvedRateLimit } from '../policy/rate-limit-options';
 import type { RateLimitEvent } from '../types';
 import { readAnswer, type Answer } from '../policy/answer';
 import type { CallRun } from './call-run';
-import { pushbackOf } from './pushback';
+import { NO_PUSHBACK, pushbackOf } from './plan';
 import { interruptible } from './hooks';
 import type { GateWait, Halt } from './stop';
 
@@ -56,7 +56,7 @@ export function activeLimiter(run: CallRun): RateLimiter | undefined {
  * it until the reset. Marks the call `throttled` when its retry waits its turn, needing no budget token.
  */
 export function observe(run: CallRun, answer: Answer): void {
-  run.pushback = pushbackOf(run, answer);
+  run.pushback = answer.throttle ? pushbackOf(run, answer) : NO_PUSHBACK;
   const limiters = run.shared.limiters;
   if (limiters === undefined || answer.status === undefined) return;
   if (answer.resource !== undefined) limiters.learn(run, answer.resource);
@@ -119,7 +119,7 @@ function tellQuota(limiter: RateLimiter, run: CallRun, answer: Answer): void {
  * - a spent quota (a success or a refusal saying `remaining: 0`) until its reset: a fixed window's
  *   reset is when the next request is free, believed at once, so sequential calls draw no refusal;
  *   past `maxDelayMs` not clamped (the scope refuses its calls until then, with `retryAt`). A
- *   continuously refilling quota whose size is unknown holds nothing (`engine/pushback.ts`);
+ *   continuously refilling quota whose size is unknown holds nothing (`plan.ts`'s `pushbackOf`);
  * - the server's wait, within `maxDelayMs`, when it also said the quota is spent or it is at least
  *   `HOLD_WAIT_MS` long;
  * `undefined`: no hold (the scope is paced), as for a hold of a second or less asked by a limiter
@@ -223,7 +223,7 @@ async function waitTurn(run: CallRun, limiter: RateLimiter): Promise<Halt | unde
   const key = limiter.key;
   const heldForMs = limiter.heldForMs();
   if (heldForMs > run.options.maxDelayMs) return { how: 'rate-held', key, retryAt: shared.now() + heldForMs };
-  const timeLeft = run.deadline.timeLeft();
+  const timeLeft = run.deadline?.timeLeft();
   if (timeLeft !== undefined && limiter.expectedWaitMs() >= timeLeft) return { how: 'rate-held', key };
   const turn = limiter.acquire();
   if (turn === 'full') return { how: 'rate-held', key };

@@ -19,21 +19,17 @@ export function answeredBy(outcome: { response?: unknown; error?: unknown }, sen
     { request?: LastRequest | null; response?: { request?: LastRequest | null } } | null | undefined;
   const request = holder?.response?.request ?? holder?.request;
   const url = request?.res?.responseUrl ?? request?._currentUrl;
-  if (typeof url !== 'string' || startsWithOrigin(url, sentTo)) return undefined;
-  // `sentTo` names a default port (`https://host:443`) that a URL leaves out.
+  if (typeof url !== 'string') return undefined;
+  // Where `sentTo` ends in `url`, by a string test before any parsing (this runs on every answer),
+  // with the default port a URL leaves out (`https://host:443`) allowed for; then the URL's end, '/',
+  // '?' or '#', not a longer host or port that begins the same.
   const port = sentTo.slice(sentTo.lastIndexOf(':'));
-  const bare = sentTo.slice(0, -port.length);
-  if ((port === ':443' || port === ':80') && startsWithOrigin(url, bare)) return undefined;
+  const bare = port === ':443' || port === ':80' ? sentTo.slice(0, -port.length) : sentTo;
+  const end = url.startsWith(sentTo) ? sentTo.length : url.startsWith(bare) ? bare.length : -1;
+  const next = end === -1 ? -1 : url.charCodeAt(end);
+  if (Number.isNaN(next) || next === 47 || next === 63 || next === 35) return undefined;
   const origin = parseOrigin(url);
   return origin === sentTo ? undefined : origin;
-}
-
-/** `url` is at `origin` (a string test, before any parsing: this runs on every answer). */
-function startsWithOrigin(url: string, origin: string): boolean {
-  if (!url.startsWith(origin)) return false;
-  const next = url.charCodeAt(origin.length);
-  // End, '/', '?' or '#': not a longer host or port that begins the same.
-  return Number.isNaN(next) || next === 47 || next === 63 || next === 35;
 }
 
 /** What follow-redirects leaves on a request. */
@@ -70,5 +66,5 @@ export function accountAt(run: CallRun, origin: string): void {
   run.accountedAt = origin;
   run.gate.left(undefined);
   run.gate = gateFor(run, route, true);
-  void run.token.moveTo(route.budget);
+  void run.token?.moveTo(route.budget);
 }

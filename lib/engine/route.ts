@@ -1,11 +1,10 @@
 import type { InternalAxiosRequestConfig } from 'axios';
-import type { BreakerRegistry, Guard } from '../guards/breaker';
-import type { CorsEvidence } from '../guards/cors';
-import { readFailure } from '../policy/classify';
+import type { Guard } from '../guards/breaker';
+import { LocalBudget } from '../guards/local-budget';
 import { originOf } from '../policy/origin';
-import { CircuitOpenError } from '../types/errors';
 import { BreakerGate } from './breaker-gate';
 import type { CallRun } from './call-run';
+import type { Shared } from './context';
 import type { ResolvedOptions } from '../policy/options';
 import type { RetryBudgetLike, RetryState } from '../types';
 
@@ -27,14 +26,11 @@ export interface Route {
   readonly corsSensitive: boolean;
 }
 
-/** What a route is made from: the plugin's shared parts (`Shared`), named here so this file imports no other. */
-export interface RouteSources {
-  budgetFor(origin: string): RetryBudgetLike | undefined;
-  breakers: BreakerRegistry | undefined;
-  breakerKey: ((config: InternalAxiosRequestConfig, origin: string) => string) | undefined;
-  limiterKey: ((config: InternalAxiosRequestConfig) => string) | undefined;
-  cors: CorsEvidence;
-}
+/** What a route is made from: the plugin's shared parts. */
+export type RouteSources = Pick<
+  Shared,
+  'budget' | 'budgets' | 'budgetSettings' | 'now' | 'breakers' | 'breakerKey' | 'limiterKey' | 'cors'
+>;
 
 /** The origin a config sends to now. */
 export function destination(config: InternalAxiosRequestConfig): string {
@@ -61,7 +57,10 @@ export function routeTo(
     origin,
     breakerKey,
     userKey: shared.limiterKey === undefined ? undefined : shared.limiterKey(config),
-    budget: shared.budgetFor(origin),
+    budget:
+      shared.budgets === undefined
+        ? shared.budget
+        : shared.budgets.getOrCreate(origin, () => new LocalBudget(shared.budgetSettings!, shared.now)),
     // A `breaker.key` of the caller's is the call's one breaker: no route of its own.
     guard:
       guard?.failing === undefined || !guard.closed || shared.breakerKey !== undefined
@@ -78,25 +77,9 @@ export function gateFor(run: CallRun, route: Route, counted: boolean): BreakerGa
     route.guard,
     run.shared.breakers,
     route.breakerKey,
-    (error) => isDownstreamFailure(run, error),
+    run.isDownstreamFailure,
     // A `breaker.key` of the caller's is the call's one breaker: no route of its own.
     run.shared.breakerKey === undefined ? run.endpoint : undefined,
     counted,
   );
-}
-
-/**
- * Whether a failure of `run` (an attempt's, or the call's final one) is the downstream's fault (a
- * retryable status or a transport failure), read as the last answer read it when it is that
- * attempt's error (most often), else afresh.
- */
-function isDownstreamFailure(run: CallRun, error: unknown): boolean {
-  const failure = error instanceof CircuitOpenError ? error.cause : error;
-  // A 429 says the server is healthy and protecting itself: the rate limiter answers it, not the breaker.
-  if ((failure as { response?: { status?: unknown } } | undefined)?.response?.status === 429) return false;
-  // A suspected CORS refusal says nothing about the origin's health.
-  if (run.corsSensitive && run.shared.cors.suspect(run.origin, failure)) return false;
-  const read = run.answer?.failure;
-  const { kind } = read !== undefined && failure === run.answered?.error ? read : readFailure(failure, run.options);
-  return kind === 'status' || kind === 'network';
 }

@@ -15,7 +15,7 @@ import type { Ending } from './stop';
  * | `retry-after-too-long` | the plan, with `retryAfter: 'fail'`                             | the last failure                                  |
  * | `body-not-replayable`  | the plan, over the body's plan (`body.ts`)                      | the last failure                                  |
  * | `cors-suspected`       | the plan, over the CORS evidence (`guards/cors.ts`)             | the last failure                                  |
- * | `deadline`             | the deadline (`pipeline.ts`'s `deadline`, `deadline.ts`)        | the last failure, or a timeout error of its own   |
+ * | `deadline`             | the deadline (`Deadline` in `hooks.ts`, `pipeline.ts`)         | the last failure, or a timeout error of its own   |
  * | `circuit-open`         | the breaker (`breaker-gate.ts`)                                 | a `CircuitOpenError` caused by the last failure   |
  * | `budget-exhausted`     | the retry budget (`guards/local-budget.ts`)                    | the last failure                                  |
  * | `rate-limited`         | the rate limiter (`rate-gate.ts`)                               | the last failure, or `ERR_RATE_LIMITED`           |

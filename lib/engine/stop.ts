@@ -164,7 +164,7 @@ export function halt(run: Ending, fact: Halt): Outcome {
       run.state.hookError = fact.error;
       return stop(run, 'hook-failed', fact.own === true ? fact.error : (run.lastError ?? fact.error));
     case 'expired':
-      return stop(run, 'deadline', run.failure ?? run.deadline.error(run.config));
+      return stop(run, 'deadline', run.failure ?? run.deadline!.error(run.config));
     case 'closed':
       return stop(
         run,

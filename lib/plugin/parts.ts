@@ -4,7 +4,7 @@ import { chainFor } from '../engine/pipeline';
 import { limitersFor } from '../engine/rate-gate';
 import { BreakerRegistry } from '../guards/breaker';
 import { CorsEvidence } from '../guards/cors';
-import { LocalBudget } from '../guards/local-budget';
+import type { LocalBudget } from '../guards/local-budget';
 import { BoundedMap } from '../guards/origins';
 import type { ResolvedPluginOptions } from '../policy/options';
 import { typed } from '../policy/validate';
@@ -22,11 +22,6 @@ export function sharedParts(resolved: ResolvedPluginOptions): {
   const budgetSetting = resolved.budget;
   const perOrigin = budgetSetting !== false && 'perOrigin' in budgetSetting ? budgetSetting.perOrigin : undefined;
   const budgets = perOrigin === undefined ? undefined : new BoundedMap<LocalBudget>(perOrigin.maxOrigins);
-  const makeBudget = (): LocalBudget =>
-    new LocalBudget(
-      { ratio: perOrigin!.ratio, minPerSecond: perOrigin!.minPerSecond, windowMs: perOrigin!.windowMs },
-      resolved.now,
-    );
   const breaker = resolved.breaker;
   const key = breaker === false ? undefined : breaker.key;
   const rateKey = resolved.rateLimit === false ? undefined : resolved.rateLimit.key;
@@ -43,12 +38,12 @@ export function sharedParts(resolved: ResolvedPluginOptions): {
     notify(onRateLimit, event);
   };
   const shared: Shared = {
-    budgetFor:
-      budgetSetting === false
-        ? () => undefined
-        : 'shared' in budgetSetting
-          ? () => budgetSetting.shared
-          : (origin) => budgets!.getOrCreate(origin, makeBudget),
+    budget: budgetSetting !== false && 'shared' in budgetSetting ? budgetSetting.shared : undefined,
+    budgets,
+    budgetSettings:
+      perOrigin === undefined
+        ? undefined
+        : { ratio: perOrigin.ratio, minPerSecond: perOrigin.minPerSecond, windowMs: perOrigin.windowMs },
     breakers: breaker === false ? undefined : new BreakerRegistry(breaker, circuitChanged, resolved.call.random),
     breakerKey: key === undefined ? undefined : (config, origin) => checkedKey('breaker.key()', key(config, origin)),
     limiterKey: rateKey === undefined ? undefined : (config) => checkedKey('rateLimit.key()', rateKey(config)),
