@@ -20,13 +20,13 @@ const PARTS = [
   ['retry budget', /guards\/(budget|local-budget|origin-budget|store-health)\.ts|engine\/admission/],
   [
     'options: defaults, resolution, validation (codes in production)',
-    /policy\/(options|call-fields|guard-options|key-options|table-options|validate|suggest|defaults|hedge-options|chaos-options)|browser\/(hedge|chaos)-options/,
+    /policy\/(options|call-fields|guard-options|key-options|table-options|validate|suggest|defaults|hedge-options|chaos-options|chaos-per-request)/,
   ],
   [
     'decision table, backoff, keys',
     /policy\/(classify|backoff|idempotency|random|origin)\.ts|engine\/judge|browser\/uuid/,
   ],
-  ['bodies (forms, web streams)', /engine\/(body|recording|recorded-bytes)|browser\/node-(recording|form)/],
+  ['bodies (forms, web streams)', /engine\/(body|recording|recorded-bytes)|browser\/node-only/],
   ['attempt loop and outcome', /engine\//],
   ['install, adapter, plugin', /plugin\//],
   ['capability hooks (browser/)', /browser\//],
