@@ -26,7 +26,7 @@ const PARTS = [
     'decision table, backoff, keys',
     /policy\/(classify|backoff|idempotency|random|origin)\.ts|engine\/judge|browser\/uuid/,
   ],
-  ['bodies (forms, web streams)', /engine\/(body|recording|recorded-bytes)|browser\/node-only/],
+  ['bodies (forms, web streams)', /engine\/(body|recording|recorded-bytes)|browser\/node-(recording|form)/],
   ['attempt loop and outcome', /engine\//],
   ['install, adapter, plugin', /plugin\//],
   ['capability hooks (browser/)', /browser\//],
