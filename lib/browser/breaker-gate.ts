@@ -9,8 +9,8 @@
  */
 import type * as Gates from '../engine/breaker-gate';
 import type * as Breakers from '../guards/breaker';
+import type * as Options from '../policy/breaker-options';
 import type { ResolvedBreakerOptions } from '../policy/breaker-options';
-import type { CircuitStateChange } from '../types';
 import { CAPABILITY, capabilityOf, resolveCarried } from './capability';
 
 export type { ResolvedBreakerOptions };
@@ -20,23 +20,20 @@ export { countFailure, Guard } from '../guards/breaker-guard';
 
 /** What `axios-resilience/breaker` attaches: the real resolution, the registry and a call's gate. */
 export interface BreakerCapability {
-  resolve(value: unknown): false | ResolvedBreakerOptions;
+  resolve: typeof Options.resolveBreaker;
   Registry: typeof Breakers.BreakerRegistry;
   Gate: typeof Gates.BreakerGate;
 }
 
-export function resolveBreaker(value: unknown): false | ResolvedBreakerOptions {
-  return resolveCarried(value, 'breaker', 'breaker', 'axios-resilience/breaker');
-}
+export const resolveBreaker: typeof Options.resolveBreaker = (value) =>
+  resolveCarried(value, 'breaker', 'breaker', 'axios-resilience/breaker');
 
 /** `new BreakerRegistry(...)` as the plugin writes it: the capability's registry (a constructor may return another object). */
 export const BreakerRegistry = function BreakerRegistry(
-  options: ResolvedBreakerOptions,
-  onStateChange: ((change: CircuitStateChange) => void) | undefined,
-  random: () => number,
+  ...args: ConstructorParameters<typeof Breakers.BreakerRegistry>
 ) {
-  const code = capabilityOf<BreakerCapability>(options)!;
-  return Object.defineProperty(new code.Registry(options, onStateChange, random), CAPABILITY, { value: code });
+  const code = capabilityOf<BreakerCapability>(args[0])!;
+  return Object.defineProperty(new code.Registry(...args), CAPABILITY, { value: code });
 } as unknown as BreakerCapability['Registry'];
 
 const OPEN_ROAD = {

@@ -6,6 +6,7 @@
  */
 import type * as Chaos from '../engine/chaos';
 import { chaosSetting } from '../policy/chaos-per-request';
+import type * as Options from '../policy/chaos-options';
 import type { ChaosSetting, ResolvedChaos } from '../policy/chaos-options';
 import { capabilityOf, notCarried, withCapability } from './capability';
 
@@ -13,22 +14,17 @@ export type { ChaosSetting, ResolvedChaos };
 
 /** What `axios-resilience/chaos` attaches: the real resolution and the adapter wrapper. */
 export interface ChaosCapability {
-  resolve(where: string, value: unknown, base: false | ResolvedChaos | undefined): false | ResolvedChaos;
+  resolve: typeof Options.resolveChaos;
   withChaos: typeof Chaos.withChaos;
 }
 
-export function resolveChaos(
-  where: string,
-  value: unknown,
-  base: false | ResolvedChaos | undefined,
-): false | ResolvedChaos {
-  return chaosSetting(where, value, base, (plugin) => {
+export const resolveChaos: typeof Options.resolveChaos = (where, value, base) =>
+  chaosSetting(where, value, base, (plugin) => {
     const code = capabilityOf<ChaosCapability>(plugin);
     if (code === undefined) notCarried(where, 'chaos', 'chaos', 'axios-resilience/chaos');
     const resolved = code.resolve(where, plugin, undefined);
     return resolved === false ? false : withCapability(resolved, code);
   });
-}
 
 export const withChaos: typeof Chaos.withChaos = (...args) =>
   capabilityOf<ChaosCapability>(args[1])!.withChaos(...args);

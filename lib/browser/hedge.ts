@@ -7,6 +7,7 @@
  * names the import, so a setting without the code never gets past resolution.
  */
 import type * as Hedge from '../engine/hedge';
+import type * as Options from '../policy/hedge-options';
 import type { ResolvedHedge } from '../policy/hedge-options';
 import { capabilityOf, notCarried, withCapability } from './capability';
 
@@ -14,21 +15,21 @@ export type { ResolvedHedge };
 
 /** What `axios-resilience/hedging` attaches: the real resolution and engine steps. */
 export interface HedgeCapability {
-  resolve(where: string, value: unknown, fallback: false | ResolvedHedge): false | ResolvedHedge;
+  resolve: typeof Options.resolveHedge;
   hedgeable: typeof Hedge.hedgeable;
   hedgedSend: typeof Hedge.hedgedSend;
 }
 
 const code = (hedge: unknown): HedgeCapability | undefined => capabilityOf<HedgeCapability>(hedge);
 
-export function resolveHedge(where: string, value: unknown, fallback: false | ResolvedHedge): false | ResolvedHedge {
+export const resolveHedge: typeof Options.resolveHedge = (where, value, fallback) => {
   if (value === undefined) return fallback;
   if (value === false) return false;
   const carried = code(value) ?? code(fallback);
   if (carried === undefined) notCarried(where, 'hedge', 'hedging', 'axios-resilience/hedging');
   const resolved = carried.resolve(where, value, fallback);
   return resolved === false ? false : withCapability(resolved, carried);
-}
+};
 
 export const hedgeable: typeof Hedge.hedgeable = (run) => code(run.options.hedge)!.hedgeable(run);
 

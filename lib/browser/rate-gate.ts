@@ -7,40 +7,33 @@
  * import. A plugin without has no limiters, and each answer tells only its own call what to wait.
  */
 import type { CallRun } from '../engine/call-run';
-import type { Shared } from '../engine/context';
 import { pushbackOf } from '../engine/pushback';
 import type * as RateGate from '../engine/rate-gate';
+import type * as Options from '../policy/rate-limit-options';
 import type { ResolvedRateLimit } from '../policy/rate-limit-options';
-import type { RateLimitEvent } from '../types';
 import { CAPABILITY, capabilityOf, resolveCarried } from './capability';
 
 export type { ResolvedRateLimit };
 
 /** What `axios-resilience/rate-limiting` attaches: the real resolution and the limiters' gate. */
 export interface RateLimitCapability {
-  resolve(value: unknown): false | ResolvedRateLimit;
+  resolve: typeof Options.resolveRateLimit;
   gate: typeof RateGate;
 }
 
-export function resolveRateLimit(value: unknown): false | ResolvedRateLimit {
-  return resolveCarried(value, 'rateLimit', 'rateLimiting', 'axios-resilience/rate-limiting');
-}
+export const resolveRateLimit: typeof Options.resolveRateLimit = (value) =>
+  resolveCarried(value, 'rateLimit', 'rateLimiting', 'axios-resilience/rate-limiting');
 
 /** The gate of the plugin's limiters, when it has them. */
 const gateOf = (run: CallRun): typeof RateGate | undefined =>
   capabilityOf<RateLimitCapability>(run.shared.limiters)?.gate;
 
 /** The limiters, carrying their code so the steps below find it (one capability per plugin, nothing global). */
-export function limitersFor(
-  setting: false | ResolvedRateLimit,
-  now: () => number,
-  onRateLimit: (event: RateLimitEvent) => void,
-): Shared['limiters'] {
+export const limitersFor: typeof RateGate.limitersFor = (setting, ...rest) => {
   if (setting === false) return undefined;
   const code = capabilityOf<RateLimitCapability>(setting)!;
-  const limiters = code.gate.limitersFor(setting, now, onRateLimit)!;
-  return Object.defineProperty(limiters, CAPABILITY, { value: code });
-}
+  return Object.defineProperty(code.gate.limitersFor(setting, ...rest)!, CAPABILITY, { value: code });
+};
 
 export const observe: typeof RateGate.observe = (run, answer) => {
   const gate = gateOf(run);
