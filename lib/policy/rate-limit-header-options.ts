@@ -8,11 +8,7 @@ import { mayBeSpent, parseRateLimitHeaders } from './rate-limit-dialects';
 import { policyRate, spentForMs } from './rate-limit-headers';
 import { fail, optionsObject, own } from './validate';
 
-/**
- * The dialects' readers: the hint an answer's fields give, whether a success may say the quota is
- * spent, and what a hint says of the wait and the rate (only a hint's reader needs those, so a
- * browser app that reads no dialect does not carry them).
- */
+/** The hint an answer's fields give, whether a success may say the quota is spent, and the hint's wait and rate. */
 export interface Dialects {
   parseRateLimitHeaders: typeof parseRateLimitHeaders;
   mayBeSpent: typeof mayBeSpent;
