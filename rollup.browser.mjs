@@ -2,15 +2,15 @@
 // as the Node build, with the modules below swapped for the files that stand in for them in a
 // browser, so what a browser never runs is not reachable from its entry (docs/guides/browser.md):
 //
-// - the breaker (its options, registry and a call's gate) → stand-ins that make none unless the
+// - the breaker (its options, registry and a call's gate) → one stand-in that makes none unless the
 //   `breaker` value brings it (`breaker()` from axios-resilience/breaker); what that brings has
 //   opossum (and the `events` package it needs) swapped for lib/guards/lite-circuit.ts, a breaker
 //   with the surface the plugin and its users touch (the breaker tests run against both);
 // - uuid → lib/browser/uuid.ts (Web Crypto's getRandomValues; randomUUID is tried first anyway);
-// - hedging and fault injection → stubs that run the code an option value brings
-//   (`hedging()` from axios-resilience/hedging, `chaos()` from axios-resilience/chaos), or throw a
-//   TypeError naming that import;
-// - the cross-call rate limiter (its options and gate) → stand-ins that make none unless the
+// - hedging and fault injection (their options and engine steps) → one stand-in each that runs the
+//   code an option value brings (`hedging()` from axios-resilience/hedging, `chaos()` from
+//   axios-resilience/chaos), or throws a TypeError naming that import;
+// - the cross-call rate limiter (its options and gate) → one stand-in that makes none unless the
 //   `rateLimit` value brings it (`rateLimiting()` from axios-resilience/rate-limiting): a browser
 //   app's calls each wait what their server asks, and pace together only on request;
 // - the rate-limit header dialects → a stand-in that reads none unless the `rateLimitHeaders` value
@@ -31,17 +31,17 @@ export const SWAPS = new Map([
   ['opossum', lib('guards/lite-circuit.ts')],
   ['uuid', lib('browser/uuid.ts')],
   [lib('engine/hedge.ts'), lib('browser/hedge.ts')],
-  [lib('policy/hedge-options.ts'), lib('browser/hedge-options.ts')],
+  [lib('policy/hedge-options.ts'), lib('browser/hedge.ts')],
   [lib('engine/chaos.ts'), lib('browser/chaos.ts')],
-  [lib('policy/chaos-options.ts'), lib('browser/chaos-options.ts')],
+  [lib('policy/chaos-options.ts'), lib('browser/chaos.ts')],
   [lib('engine/node-recording.ts'), lib('browser/node-recording.ts')],
   [lib('engine/node-form.ts'), lib('browser/node-form.ts')],
   [lib('engine/redirects.ts'), lib('browser/redirects.ts')],
   [lib('policy/rate-limit-header-options.ts'), lib('browser/rate-limit-header-options.ts')],
-  [lib('policy/rate-limit-options.ts'), lib('browser/rate-limit-options.ts')],
+  [lib('policy/rate-limit-options.ts'), lib('browser/rate-gate.ts')],
   [lib('engine/rate-gate.ts'), lib('browser/rate-gate.ts')],
-  [lib('policy/breaker-options.ts'), lib('browser/breaker-options.ts')],
-  [lib('guards/breaker.ts'), lib('browser/breaker-registry.ts')],
+  [lib('policy/breaker-options.ts'), lib('browser/breaker-gate.ts')],
+  [lib('guards/breaker.ts'), lib('browser/breaker-gate.ts')],
   [lib('engine/breaker-gate.ts'), lib('browser/breaker-gate.ts')],
 ]);
 

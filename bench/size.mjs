@@ -20,7 +20,7 @@ const PARTS = [
   ['retry budget', /guards\/(budget|local-budget|origin-budget|store-health)\.ts|engine\/admission/],
   [
     'options: defaults, resolution, validation (codes in production)',
-    /policy\/(options|call-fields|guard-options|key-options|table-options|validate|suggest|defaults|hedge-options|chaos-options)|browser\/(hedge|chaos)-options/,
+    /policy\/(options|call-fields|guard-options|key-options|table-options|validate|suggest|defaults|hedge-options|chaos-options|chaos-per-request)/,
   ],
   [
     'decision table, backoff, keys',

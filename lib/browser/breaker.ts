@@ -9,7 +9,7 @@ import { BreakerRegistry } from '../guards/breaker';
 import { resolveBreaker } from '../policy/breaker-options';
 import type { BreakerOptions } from '../types';
 import { withCapability } from './capability';
-import type { BreakerCapability } from './breaker-options';
+import type { BreakerCapability } from './breaker-gate';
 
 const code: BreakerCapability = { resolve: resolveBreaker, Registry: BreakerRegistry, Gate: BreakerGate };
 

@@ -7,7 +7,7 @@ import { withChaos } from '../engine/chaos';
 import { resolveChaos } from '../policy/chaos-options';
 import type { ChaosOptions } from '../types';
 import { withCapability } from './capability';
-import type { ChaosCapability } from './chaos-options';
+import type { ChaosCapability } from './chaos';
 
 const code: ChaosCapability = {
   resolve: resolveChaos,

@@ -7,7 +7,7 @@ import { hedgeable, hedgedSend } from '../engine/hedge';
 import { resolveHedge } from '../policy/hedge-options';
 import type { HedgeOptions } from '../types';
 import { withCapability } from './capability';
-import type { HedgeCapability } from './hedge-options';
+import type { HedgeCapability } from './hedge';
 
 const code: HedgeCapability = {
   resolve: resolveHedge,

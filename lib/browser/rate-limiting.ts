@@ -8,7 +8,7 @@ import * as gate from '../engine/rate-gate';
 import { resolveRateLimit } from '../policy/rate-limit-options';
 import type { RateLimitOptions } from '../types';
 import { withCapability } from './capability';
-import type { RateLimitCapability } from './rate-limit-options';
+import type { RateLimitCapability } from './rate-gate';
 
 const code: RateLimitCapability = { resolve: resolveRateLimit, gate };
 

@@ -1,6 +1,6 @@
 import { AxiosHeaders } from 'axios';
 import type { AxiosResponseHeaders } from 'axios';
-import { isThrottle, parseShouldRetry, policyRate, quotaSpent, serverWaitMs, spentForMs } from './rate-limit-headers';
+import { isThrottle, parseShouldRetry, quotaSpent, serverWaitMs } from './rate-limit-headers';
 import type { HeaderReader, RateLimitHint } from './rate-limit-headers';
 import type { Dialects } from './rate-limit-header-options';
 
@@ -153,8 +153,8 @@ export function readAnswer(
     const hint = dialects.parseRateLimitHeaders(read, now);
     answer.hint = hint;
     answer.spent = quotaSpent(hint);
-    answer.spentForMs = spentForMs(hint);
-    answer.policyRate = policyRate(hint);
+    answer.spentForMs = dialects.spentForMs(hint);
+    answer.policyRate = dialects.policyRate(hint);
   }
   answer.throttle = isThrottle(status, answer.waitMs, answer.hint);
   answer.hintless = answer.throttle && answer.waitMs === undefined && answer.hint === undefined;

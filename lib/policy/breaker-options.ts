@@ -4,7 +4,7 @@ import { fail, fn, isPlainObject, nonNegative, own, wholeNumber } from './valida
 
 /**
  * The breaker's settings. In its own file so the browser build can leave it out: there the
- * breaker comes only with `breaker()` from `axios-resilience/breaker` (`browser/breaker-options.ts`).
+ * breaker comes only with `breaker()` from `axios-resilience/breaker` (`browser/breaker-gate.ts`).
  */
 
 /** The breaker's settings, every default filled in. */

@@ -53,18 +53,10 @@ export type Input = Record<string, unknown>;
  */
 export function waits(where: string, input: Input, base: ResolvedOptions | undefined) {
   const retries = wholeNumber(where, 'retries', own(input, 'retries'), base?.retries ?? DEFAULTS.retries, 0);
-  const baseDelayMs = nonNegative(
-    where,
-    'baseDelayMs',
-    own(input, 'baseDelayMs'),
-    base?.baseDelayMs ?? DEFAULTS.baseDelayMs,
-  );
-  const maxDelayMs = nonNegative(
-    where,
-    'maxDelayMs',
-    own(input, 'maxDelayMs'),
-    base?.maxDelayMs ?? DEFAULTS.maxDelayMs,
-  );
+  const delay = (field: 'baseDelayMs' | 'maxDelayMs') =>
+    nonNegative(where, field, own(input, field), base?.[field] ?? DEFAULTS[field]);
+  const baseDelayMs = delay('baseDelayMs');
+  const maxDelayMs = delay('maxDelayMs');
   if (maxDelayMs > MAX_TIMER_MS) fail(where, 'maxDelayMs', 'E7', maxDelayMs);
   const jitter = own(input, 'jitter') ?? base?.jitter ?? DEFAULTS.jitter;
   if (!JITTERS.includes(jitter as JitterStrategy)) fail(where, 'jitter', 'E8', jitter, JITTERS);

@@ -1,6 +1,6 @@
 import { matchOf } from './chaos-match';
 import type { FaultMatch } from './chaos-match';
-import { perRequestChaos } from './chaos-per-request';
+import { chaosSetting } from './chaos-per-request';
 import { DEFAULT_ERROR_CODES, MAX_TIMER_MS } from './defaults';
 import { seededRandom } from './random';
 import { fail, isPlainObject, optionsObject, own } from './validate';
@@ -108,8 +108,10 @@ export function resolveChaos(
   value: unknown,
   base: false | ResolvedChaos | undefined,
 ): false | ResolvedChaos {
-  if (base !== undefined) return perRequestChaos(where, value, base);
-  if (value === undefined) return false;
+  return chaosSetting(where, value, base, (plugin) => pluginChaos(where, plugin));
+}
+
+function pluginChaos(where: string, value: unknown): false | ResolvedChaos {
   const input = optionsObject(where, 'chaos', value, CHAOS_FIELDS, 'E60');
   const faults = own(input, 'faults');
   if (!Array.isArray(faults)) fail(where, 'chaos.faults', 'E61', faults);

@@ -1,11 +1,18 @@
 import { fail } from './validate';
 
 /**
- * A request's `retry.chaos` over the plugin's (`base`): absent keeps it, `false` turns it off, and
- * nothing else is allowed (faults are set on the plugin). Shared by the Node resolution and the
- * browser build's, which carries no fault-injection code of its own.
+ * A call's `chaos`, the part both builds share (the browser's carries no fault-injection code of
+ * its own): a request's `retry.chaos` over the plugin's (`base`) keeps it when absent, turns it off
+ * with `false` and allows nothing else (faults are set on the plugin); the plugin's own (`base`
+ * undefined) is none when absent, else what `plugin` makes of it.
  */
-export function perRequestChaos<T>(where: string, value: unknown, base: T): T | false {
+export function chaosSetting<T>(
+  where: string,
+  value: unknown,
+  base: false | T | undefined,
+  plugin: (value: unknown) => false | T,
+): false | T {
+  if (base === undefined) return value === undefined ? false : plugin(value);
   if (value === undefined) return base;
   if (value !== false) fail(where, 'chaos', 'E46', value);
   return false;

@@ -5,16 +5,19 @@
  * (`browser/rate-limit-header-options.ts`), per plugin: nothing is set for the page.
  */
 import { mayBeSpent, parseRateLimitHeaders } from './rate-limit-dialects';
+import { policyRate, spentForMs } from './rate-limit-headers';
 import { fail, optionsObject, own } from './validate';
 
-/** The dialects' two readers: the hint an answer's fields give, and whether a success may say the quota is spent. */
+/** The hint an answer's fields give, whether a success may say the quota is spent, and the hint's wait and rate. */
 export interface Dialects {
   parseRateLimitHeaders: typeof parseRateLimitHeaders;
   mayBeSpent: typeof mayBeSpent;
+  spentForMs: typeof spentForMs;
+  policyRate: typeof policyRate;
 }
 
 /** Every dialect's readers: what Node reads by default, and what `rateLimitHeaders()` brings to a browser build. */
-export const EVERY_DIALECT: Dialects = { parseRateLimitHeaders, mayBeSpent };
+export const EVERY_DIALECT: Dialects = { parseRateLimitHeaders, mayBeSpent, spentForMs, policyRate };
 const FIELDS = new Set(['dialects']);
 
 /** `undefined`: only `Retry-After`, `retry-after-ms` and `x-should-retry` are read. */

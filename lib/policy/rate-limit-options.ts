@@ -1,7 +1,7 @@
 /**
  * The plugin's `rateLimit` option: `false`, or the rate limiters' settings with every default filled
  * in. A browser build carries this (and the limiters) only where `rateLimiting()` from
- * `axios-resilience/rate-limiting` brings it (`browser/rate-limit-options.ts`).
+ * `axios-resilience/rate-limiting` brings it (`browser/rate-gate.ts`).
  */
 import type { InternalAxiosRequestConfig } from 'axios';
 import type { RateLimitStore } from '../types';
