@@ -47,17 +47,30 @@ function bucket(rate: number, burst: number, refusal: () => Record<string, strin
 }
 
 /** `callers` closed-loop callers of `url` for `ms` of fake time, real I/O run between small steps. */
-async function closedLoop(http: ReturnType<typeof client>['http'], url: string, callers: number, ms: number) {
+async function closedLoop(
+  http: ReturnType<typeof client>['http'],
+  url: string,
+  callers: number,
+  ms: number,
+  beforeClose?: () => void,
+) {
   const end = Date.now() + ms;
   let failed = 0;
   const loop = async (): Promise<void> => {
-    while (Date.now() < end) await http.get(url).catch(() => void failed++);
+    while (Date.now() < end) {
+      // A call that fails at once gives the event loop a turn: the clock moves only between steps.
+      await http.get(url).catch(async () => {
+        failed++;
+        await realTick();
+      });
+    }
   };
   const loops = Array.from({ length: callers }, loop);
   while (Date.now() < end) {
     await jest.advanceTimersByTimeAsync(5);
     for (let i = 0; i < 4; i++) await realTick();
   }
+  beforeClose?.();
   await closePlugins();
   await Promise.all(loops);
   return { failed };
@@ -145,6 +158,44 @@ test('a truthful fixed window, whose successes tell a remaining count that only 
   await drive(() => t.server.requests.length === 4);
   expect(Date.now()).toBeGreaterThanOrEqual(START + 800);
   expect((await settled(held)).status).toBe(200);
+});
+
+test('a fixed window whose resets show its length is paced at its own rate (size per length), not spent in a burst at each reset', async () => {
+  fake(START);
+  // 10 requests a second, every answer stating the count and the window's epoch-second reset, as GitHub's do.
+  const arrivals: number[] = [];
+  let window = -1;
+  let left = 0;
+  const refused: number[] = [];
+  t.handler = (_req, res) => {
+    const now = Date.now();
+    arrivals.push(now);
+    if (Math.floor(now / 1000) !== window) [window, left] = [Math.floor(now / 1000), 10];
+    const ok = left > 0;
+    if (ok) left--;
+    else refused.push(now);
+    const headers = {
+      'x-ratelimit-limit': '10',
+      'x-ratelimit-remaining': String(left),
+      'x-ratelimit-reset': String(window + 1),
+    };
+    res.writeHead(ok ? 200 : 429, headers).end(ok ? 'ok' : '');
+  };
+  const { http, plugin } = client({ random: Math.random, retries: 10 });
+  await closedLoop(http, `${t.server.url}/r`, 6, 4000, () => {
+    // Read while the limiter is on (closing the plugin relaxes it).
+    expect(plugin.limiter(`${t.server.url}/r`)).toMatchObject({ state: 'on', ratePerSecond: 10 * 0.97 });
+  });
+  // Refused only in the first burst, before the plugin had heard the window (5 of 15 sent at once).
+  expect(refused.filter((at) => at >= START + 1000)).toEqual([]);
+  // Seconds 2 and 3, once two windows showed their length: about a tenth of a second apart. Spent in a
+  // burst at each reset and held to the next (the code before), 8 of them went in its first 100 ms.
+  for (const second of [2, 3]) {
+    const from = Math.floor(START / 1000) * 1000 + second * 1000;
+    const sent = arrivals.filter((at) => at >= from && at < from + 1000);
+    expect(sent.length).toBeGreaterThanOrEqual(9);
+    expect(sent.filter((at) => at < from + 100).length).toBeLessThanOrEqual(2);
+  }
 });
 
 test('a remaining count that grew before its reset shows a refilling limiter: its spent quota with Retry-After: 1 paces, not holds', async () => {

@@ -110,7 +110,14 @@ export function observe(run: CallRun, answer: Answer): void {
 function tellQuota(limiter: RateLimiter, run: CallRun, answer: Answer): void {
   const hint = answer.hint;
   const resetAt = hint?.resetMs === undefined ? undefined : answer.at + hint.resetMs;
-  const word = { ok: !answer.throttle, remaining: hint?.remaining, resetAt, sentAt: run.sentAt, at: answer.at };
+  const word = {
+    ok: !answer.throttle,
+    remaining: hint?.remaining,
+    limit: hint?.quota,
+    resetAt,
+    sentAt: run.sentAt,
+    at: answer.at,
+  };
   limiter.heard(word, hint?.replenishes !== true);
 }
 

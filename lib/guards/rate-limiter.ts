@@ -120,8 +120,9 @@ export class RateLimiter implements RateLimiterView {
    * holds the scope (the gate's `holdOf`): a spent quota's reset (past `maxDelayMs` not clamped: calls
    * are then refused until it, see `heldForMs`), or a long server wait.
    */
-  throttled(report: PacingThrottle, now = this.now()): void {
+  throttled(told: PacingThrottle, now = this.now()): void {
     this.lastThrottleAt = now;
+    const report = { ...told, policyRate: told.policyRate ?? this.window.ratePerSecond };
     // The fleet hears it first, so the send times this limiter then asks for follow the report.
     this.pacing?.throttled(report, now);
     const off = this.rule === undefined;
@@ -164,9 +165,10 @@ export class RateLimiter implements RateLimiterView {
     return this.window.pacesInstead(holdMs);
   }
 
-  /** The server's policy states its rate (a `RateLimit-Policy`): pace to it while on. */
-  hinted(policyRate: number | undefined): void {
+  /** The server's policy states its rate (a `RateLimit-Policy`), or its window's answers do: pace to it while on. */
+  hinted(stated: number | undefined): void {
     if (this.rule === undefined) return;
+    const policyRate = stated ?? this.window.ratePerSecond;
     this.pacing?.hinted(policyRate);
     if (policyRate !== undefined) this.rule = withPolicy(this.rule, policyRate);
     this.schedule(this.now());

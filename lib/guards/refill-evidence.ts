@@ -20,8 +20,9 @@
 export interface QuotaWord {
   /** A success (status below 400), not a refusal. */
   ok: boolean;
-  /** The remaining count, if the answer gave one. */
+  /** The remaining count, if the answer gave one, and the quota's size (`X-RateLimit-Limit`), if it did. */
   remaining: number | undefined;
+  limit?: number | undefined;
   /** When it said the quota resets (the clock's ms), if it did. */
   resetAt: number | undefined;
   /** When the answered request was sent, and when its answer was read (the clock's ms). */
@@ -72,12 +73,31 @@ export function pacedNotHeld(evidence: RefillEvidence, holdMs: number): boolean 
  * of it: the calls already in flight when the answer was written are counted against it, so a
  * truthful window is not overrun by the calls sent before its last answer came back. A new window is
  * unknown until its first answer. A limiter shown to refill has no window to count: it is paced.
+ *
+ * A window also has a rate, its size per its length (`ratePerSecond`), which is what a fleet must
+ * pace at: each process counts only its own sends against the remaining its answers report, so four
+ * processes at full speed overrun every window by what the others sent while an answer was on its
+ * way. `X-RateLimit-*` states the size, not the length; the length is the step between two windows'
+ * resets, where every answer of a window states the same reset (an epoch time, as GitHub's). A reset
+ * that moves within a window (whole seconds from now, rounded) shows no length, and gives no rate.
  */
 export class WindowQuota {
   private told: { remaining: number; resetAt: number; asOf: number } | undefined;
   /** Send times since the quota was counted (`asOf`), oldest first. */
   private readonly sends: number[] = [];
   private evidence: RefillEvidence = NO_EVIDENCE;
+  /** The window's size (the last stated), and its length once two windows' resets showed it; `NaN` once a reset moved within a window. */
+  private limit: number | undefined;
+  private lengthMs: number | undefined;
+  /** The newest word's window (kept past its reset, to step the length from). */
+  private last: { remaining: number; resetAt: number; asOf: number } | undefined;
+
+  /** The window's rate (its size per its length, per second), once its answers have shown both; else `undefined`. */
+  get ratePerSecond(): number | undefined {
+    const { limit, lengthMs } = this;
+    if (limit === undefined || lengthMs === undefined || this.evidence.refills || !(lengthMs > 0)) return undefined;
+    return (limit * 1000) / lengthMs;
+  }
 
   /**
    * One answer's word on the quota: the evidence of which limiter this is, and the window's count
@@ -86,8 +106,10 @@ export class WindowQuota {
   heard(word: QuotaWord, counted: boolean): void {
     this.evidence = heard(this.evidence, word);
     if (this.evidence.refills) this.forget();
-    else if (counted && word.remaining !== undefined && word.resetAt !== undefined)
+    else if (counted && word.remaining !== undefined && word.resetAt !== undefined) {
+      if (word.limit !== undefined) this.limit = word.limit;
       this.tell(word.remaining, word.resetAt, word.sentAt);
+    }
   }
 
   /** Whether a hold of `holdMs` an answer asks for only paces this scope (its limiter refills). */
@@ -113,9 +135,25 @@ export class WindowQuota {
   private tell(remaining: number, resetAt: number, asOf: number): void {
     const told = this.told;
     if (told !== undefined && told.resetAt === resetAt && asOf < told.asOf) return;
+    this.measure(remaining, resetAt, asOf);
     this.told = { remaining, resetAt, asOf };
     const kept = this.sends.findIndex((at) => at > asOf);
     this.sends.splice(0, kept === -1 ? this.sends.length : kept);
+  }
+
+  /**
+   * A newer word stating another reset than the last (by more than a clock's rounding): the next
+   * window (its count came back up, its reset later) steps the length, the shortest seen (windows
+   * that went unused step it twice); anything else is a reset moving within a window, which states no
+   * length, now or later. A word older than the last (answers out of order) says nothing of it.
+   */
+  private measure(remaining: number, resetAt: number, asOf: number): void {
+    const last = this.last;
+    if (last !== undefined && asOf < last.asOf) return;
+    this.last = { remaining, resetAt, asOf };
+    if (last === undefined || Math.abs(resetAt - last.resetAt) <= 1) return;
+    const next = resetAt > last.resetAt && remaining > last.remaining;
+    this.lengthMs = next ? Math.min(this.lengthMs ?? Infinity, resetAt - last.resetAt) : NaN;
   }
 
   private forget(): void {
