@@ -103,22 +103,16 @@ export function observe(run: CallRun, answer: Answer): void {
 }
 
 /**
- * What an answer of a paced scope says of its quota: evidence of whether its limiter refills
- * continuously (`guards/refill-evidence.ts`), and a window's count (`X-RateLimit-*`, IETF `RateLimit`;
- * not a dialect's quota that refills), as of the answered request's send time.
+ * What an answer of a paced scope says of its quota (`guards/refill-evidence.ts`): whether its limiter refills, and a
+ * window's count, size and reset (`X-RateLimit-*`, IETF `RateLimit`; not a dialect's quota that refills), as of its send.
  */
 function tellQuota(limiter: RateLimiter, run: CallRun, answer: Answer): void {
-  const hint = answer.hint;
-  const resetAt = hint?.resetMs === undefined ? undefined : answer.at + hint.resetMs;
-  const word = {
-    ok: !answer.throttle,
-    remaining: hint?.remaining,
-    limit: hint?.quota,
-    resetAt,
-    sentAt: run.sentAt,
-    at: answer.at,
-  };
-  limiter.heard(word, hint?.replenishes !== true);
+  const { remaining, quota: limit, resetMs, replenishes } = answer.hint ?? {};
+  const resetAt = resetMs === undefined ? undefined : answer.at + resetMs;
+  limiter.heard(
+    { ok: !answer.throttle, remaining, limit, resetAt, sentAt: run.sentAt, at: answer.at },
+    replenishes !== true,
+  );
 }
 
 /**
