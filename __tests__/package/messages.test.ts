@@ -164,3 +164,31 @@ test('every code thrown in lib/ has its words and its entry in docs/errors.md, a
   expect([...documented].sort(byNumber)).toEqual([...thrown].sort(byNumber));
   expect(Object.keys(MESSAGES).sort(byNumber)).toEqual([...thrown].sort(byNumber));
 });
+
+/**
+ * What a user's function returns during a call (delay(), body(), a key) and an install that cannot
+ * work are checked through the same codes: a production browser bundle carries none of their words.
+ */
+test('a production browser bundle throws a code for a wrong install() and carries no words of the call-time checks', async () => {
+  const entry = `export { retryPlugin } from './lib/index.ts';`;
+  const wrongInstall = `(() => { try { app.retryPlugin().install({}); return 'none'; } catch (e) { return e.name + ': ' + e.message; } })()`;
+  const production = await browserApp('production', entry);
+  expect(vm.runInContext(wrongInstall, production.context)).toBe(
+    'TypeError: axios-resilience: install() E68: see axios-resilience/docs/errors.md#E68',
+  );
+  const development = await browserApp('development', entry);
+  expect(vm.runInContext(wrongInstall, development.context)).toBe(
+    'TypeError: axios-resilience: install() needs axios or an axios.create() instance, got an object',
+  );
+  for (const words of [
+    'must return a number of ms',
+    'must return a request body',
+    'must return a non-empty string',
+    'needs axios or an axios.create() instance',
+    'a closed plugin retries nothing',
+    'already has a different retry plugin installed',
+  ]) {
+    expect(development.text).toContain(words);
+    expect(production.text).not.toContain(words);
+  }
+});
