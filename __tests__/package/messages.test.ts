@@ -59,6 +59,14 @@ async function browserMessages(nodeEnv: 'production' | 'development'): Promise<{
   return { messages, text };
 }
 
+/** Each of `words` is in the development bundle's text and not in the production one's. */
+function expectWordsOnlyIn(development: string, production: string, words: readonly string[]): void {
+  for (const word of words) {
+    expect(development).toContain(word);
+    expect(production).not.toContain(word);
+  }
+}
+
 test('a production browser bundle throws the field, the code and its docs link, and carries none of the words', async () => {
   const { messages, text } = await browserMessages('production');
   expect(messages).toEqual([
@@ -106,7 +114,7 @@ test('a production browser bundle with every capability carries none of their wo
     'TypeError: axios-resilience: rateLimit.shared must be a RateLimitStore (e.g. redisRateLimitStore(client)), got the string "redis"',
   ];
   expect(vm.runInContext(wrong, development.context)).toEqual(full);
-  for (const words of [
+  expectWordsOnlyIn(development.text, production.text, [
     'a caching layer such as axios-cache-interceptor',
     'a concurrency limiter in front of axios',
     'snapshots stay off',
@@ -114,10 +122,7 @@ test('a production browser bundle with every capability carries none of their wo
     "a method name ('POST')",
     'must be a RateLimitStore',
     'must be a BreakerSync',
-  ]) {
-    expect(development.text).toContain(words);
-    expect(production.text).not.toContain(words);
-  }
+  ]);
 });
 
 test('a development browser bundle throws the full words', async () => {
@@ -163,4 +168,29 @@ test('every code thrown in lib/ has its words and its entry in docs/errors.md, a
   const byNumber = (a: string, b: string) => Number(a.slice(1)) - Number(b.slice(1));
   expect([...documented].sort(byNumber)).toEqual([...thrown].sort(byNumber));
   expect(Object.keys(MESSAGES).sort(byNumber)).toEqual([...thrown].sort(byNumber));
+});
+
+/**
+ * What a user's function returns during a call (delay(), body(), a key) and an install that cannot
+ * work are checked through the same codes: a production browser bundle carries none of their words.
+ */
+test('a production browser bundle throws a code for a wrong install() and carries no words of the call-time checks', async () => {
+  const entry = `export { retryPlugin } from './lib/index.ts';`;
+  const wrongInstall = `(() => { try { app.retryPlugin().install({}); return 'none'; } catch (e) { return e.name + ': ' + e.message; } })()`;
+  const production = await browserApp('production', entry);
+  expect(vm.runInContext(wrongInstall, production.context)).toBe(
+    'TypeError: axios-resilience: install() E68: see axios-resilience/docs/errors.md#E68',
+  );
+  const development = await browserApp('development', entry);
+  expect(vm.runInContext(wrongInstall, development.context)).toBe(
+    'TypeError: axios-resilience: install() needs axios or an axios.create() instance, got an object',
+  );
+  expectWordsOnlyIn(development.text, production.text, [
+    'must return a number of ms',
+    'must return a request body',
+    'must return a non-empty string',
+    'needs axios or an axios.create() instance',
+    'a closed plugin retries nothing',
+    'already has a different retry plugin installed',
+  ]);
 });

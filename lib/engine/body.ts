@@ -2,7 +2,7 @@ import type { AxiosAdapter, InternalAxiosRequestConfig } from 'axios';
 import { isStream } from '../policy/classify';
 import { pinnedOverHttp } from './node-form';
 import { recorderFor } from './recording';
-import { typed } from '../policy/validate';
+import { notABody } from '../policy/misuse';
 import type { Recording } from './recording';
 
 /**
@@ -121,12 +121,7 @@ export class BodyPlan {
   async make(): Promise<void> {
     const { config } = this;
     const body: unknown = await this.factory!();
-    if (!isBody(body)) {
-      throw new TypeError(
-        'axios-resilience: config.retry.body() must return a request body (a string, Buffer, ArrayBuffer, ' +
-          `typed array, Blob, FormData, URLSearchParams or stream), got ${typed(body)}`,
-      );
-    }
+    if (!isBody(body)) notABody(body);
     config.data = body;
     for (const [name, value] of [
       ['Content-Type', this.headers!.type],

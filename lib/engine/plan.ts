@@ -1,7 +1,7 @@
 import type { Answer } from '../policy/answer';
 import { computeBackoff } from '../policy/backoff';
 import type { ResolvedOptions } from '../policy/options';
-import { typed } from '../policy/validate';
+import { checkDelay } from '../policy/misuse';
 import { refuseRetry, refuseWait } from './stop';
 import type { Refusal, RetryFacts } from './stop';
 
@@ -72,16 +72,11 @@ function customWait(own: Wait, facts: RetryFacts, options: PlanOptions): Wait | 
   let chosen: unknown;
   try {
     chosen = facts.delay!(own.delayMs, asked);
+    checkDelay(chosen);
   } catch (threw) {
     return { threw };
   }
   if (chosen === undefined) return own;
-  if (typeof chosen !== 'number' || !(chosen >= 0)) {
-    const threw = new TypeError(
-      `axios-resilience: delay() must return a number of ms >= 0 or undefined, got ${typed(chosen)}`,
-    );
-    return { threw };
-  }
   const mine = Math.min(chosen, options.maxDelayMs);
   if (asked !== undefined && asked >= mine) return own;
   return { ...own, delayMs: mine, source: 'delay', timerMs: mine };

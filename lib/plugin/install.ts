@@ -4,7 +4,7 @@ import type { Call } from '../engine/call';
 import { cancellation } from '../engine/hooks';
 import { giveUp } from '../engine/outcome';
 import { resolveRequestOptions } from '../policy/options';
-import { typed } from '../policy/validate';
+import { installClosed, installedTwice, notAxios } from '../policy/misuse';
 import { adapterOver, wrappingOf } from './adapter';
 import type { AdapterValue, Plugin } from './adapter';
 
@@ -38,27 +38,15 @@ export function installOn(instance: AxiosInstance, plugin: Plugin): () => void {
   const candidate = instance as Partial<AxiosInstance> | null | undefined;
   const interceptors = candidate?.interceptors;
   if (!interceptors?.request?.use || !interceptors.response?.use || typeof candidate?.defaults !== 'object') {
-    throw new TypeError(
-      `axios-resilience: install() needs axios or an axios.create() instance, got ${typed(instance)}`,
-    );
+    notAxios(instance);
   }
-  if (plugin.shared.closed) {
-    throw new TypeError(
-      'axios-resilience: install() was called on a plugin after its close(); a closed plugin retries nothing, ' +
-        'so make a new one with retryPlugin()',
-    );
-  }
+  if (plugin.shared.closed) installClosed();
   let installation = (interceptors.request as RequestManager)[INSTALLED];
   if (installation !== undefined && installation.owner !== plugin.owner && installation.closed()) {
     installation.remove();
     installation = undefined;
   }
-  if (installation !== undefined && installation.owner !== plugin.owner) {
-    throw new TypeError(
-      'axios-resilience: this axios instance already has a different retry plugin installed; ' +
-        'eject or close it first (two would retry each other’s retries)',
-    );
-  }
+  if (installation !== undefined && installation.owner !== plugin.owner) installedTwice();
   const current = installation ?? install(instance, plugin);
   current.count += 1;
   let ejected = false;

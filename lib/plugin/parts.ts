@@ -7,7 +7,7 @@ import { CorsEvidence } from '../guards/cors';
 import type { LocalBudget } from '../guards/local-budget';
 import { BoundedMap } from '../guards/origins';
 import type { ResolvedPluginOptions } from '../policy/options';
-import { typed } from '../policy/validate';
+import { checkedKey } from '../policy/misuse';
 import type { CircuitStateChange, RateLimitEvent } from '../types';
 
 /**
@@ -57,12 +57,4 @@ export function sharedParts(resolved: ResolvedPluginOptions): {
   };
   chainFor(resolved.call, shared.limiters !== undefined);
   return { shared, budgets };
-}
-
-/** A key a user's function chose (`breaker.key`, `rateLimit.key`): a non-empty string, or a `TypeError` naming it. */
-function checkedKey(name: string, chosen: unknown): string {
-  if (typeof chosen !== 'string' || chosen === '') {
-    throw new TypeError(`axios-resilience: ${name} must return a non-empty string, got ${typed(chosen)}`);
-  }
-  return chosen;
 }

@@ -149,6 +149,15 @@ export const MESSAGES = {
   E62: (value: unknown) => `must be a whole number, ${gotNumber(value)}`,
   E63: trueOrFalse,
   E64: (key: RefusedBreakerOption) => `cannot be set here; use ${breakerInstead(key)}`,
+  E65: (value: unknown) => `must return a number of ms >= 0 or undefined, ${got(value)}`,
+  E66: (value: unknown) =>
+    `must return a request body (a string, Buffer, ArrayBuffer, typed array, Blob, FormData, URLSearchParams or stream), ${got(value)}`,
+  E67: (value: unknown) => `must return a non-empty string, ${got(value)}`,
+  E68: (value: unknown) => `needs axios or an axios.create() instance, ${got(value)}`,
+  E69: () =>
+    'was called on a plugin after its close(); a closed plugin retries nothing, so make a new one with retryPlugin()',
+  E70: () =>
+    'already has a different retry plugin installed; eject or close it first (two would retry each other’s retries)',
 };
 
 /** A validation error's code (docs/errors.md), and the values its words are made of. */
