@@ -40,13 +40,14 @@ const DEFAULT_KEYS: ResolvedKeyOptions = {
  * request only — a string that pins the key for the call.
  */
 export function resolveKeys(where: string, value: unknown, base: KeySettings | undefined): KeySettings {
-  if (typeof value !== 'string') {
-    const idempotencyKey = keyOptions(where, value, base?.idempotencyKey);
-    return { idempotencyKey, pinnedKey: undefined, keyHeader: (idempotencyKey || DEFAULT_KEYS).header };
-  }
-  if (base === undefined) fail(where, 'idempotencyKey', 'E23', value);
-  const idempotencyKey = base.idempotencyKey || DEFAULT_KEYS;
-  return { idempotencyKey, pinnedKey: validateKey(where, 'idempotencyKey', value), keyHeader: idempotencyKey.header };
+  let pinnedKey: string | undefined;
+  let idempotencyKey: false | ResolvedKeyOptions;
+  if (typeof value === 'string') {
+    if (base === undefined) fail(where, 'idempotencyKey', 'E23', value);
+    pinnedKey = validateKey(where, 'idempotencyKey', value);
+    idempotencyKey = base.idempotencyKey || DEFAULT_KEYS;
+  } else idempotencyKey = keyOptions(where, value, base?.idempotencyKey);
+  return { idempotencyKey, pinnedKey, keyHeader: (idempotencyKey || DEFAULT_KEYS).header };
 }
 
 function keyOptions(
