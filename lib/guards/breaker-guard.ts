@@ -81,8 +81,7 @@ export class Guard {
    * half-open breaker) the `fire` and `success` events are emitted instead, and opossum counts them.
    * Counted, a success keeps no latency sample; emitted, it keeps opossum's usual one, pushed into
    * the window even with percentiles off (~1 MB per 100 000 calls within the window). Before the
-   * breaker exists, the success is kept for its turn of the window. The route's failing streak, if it
-   * had one, is over.
+   * breaker exists, the success is kept for its turn of the window.
    */
   succeeded(response: AxiosResponse, endpoint: (() => string) | undefined): void {
     this.ok += 1;
@@ -100,7 +99,11 @@ export class Guard {
       breaker.emit('fire', NO_ARGS);
       breaker.emit('success', response);
     }
-    if (this.failing !== undefined && endpoint !== undefined) this.routeSucceeded(endpoint());
+    // The route's failing streak, if it had one and no breaker of its own, is over.
+    const failing = this.failing;
+    if (failing === undefined || endpoint === undefined) return;
+    const route = endpoint();
+    if (failing.get(route)?.guard === undefined) failing.delete(route);
   }
 
   /** The breaker of `route` here, when the route was found failing while its siblings succeed. */
@@ -134,12 +137,6 @@ export class Guard {
     const entry = this.failureBegan(route);
     if (entry.guard === undefined && this.ok > entry.since) entry.guard = this.maker.routeGuard(this, route);
     return entry.guard ?? this;
-  }
-
-  /** A call to `route` succeeded here: its failing streak (if it had one, and no breaker of its own) is over. */
-  routeSucceeded(route: string): void {
-    const entry = this.failing?.get(route);
-    if (entry !== undefined && entry.guard === undefined) this.failing!.delete(route);
   }
 
   /**

@@ -50,10 +50,11 @@ export class LocalBudget implements RetryBudgetLike {
   }
 
   /**
-   * Counts `count` first attempts now. With 0 it only brings the window to now, as every other
-   * operation does first (one clock read and one comparison while the slot lasts).
+   * Counts `count` first attempts now, and returns the retries the window then grants (fractional).
+   * With 0 it only brings the window to now, as every other operation does first (one clock read and
+   * one comparison while the slot lasts).
    */
-  deposit(count = 1): void {
+  deposit(count = 1): number {
     const slot = Math.floor(this.now() / this.slotMs);
     if (slot > this.head) {
       // A new bucket's first slot has no slot before it to keep.
@@ -61,6 +62,9 @@ export class LocalBudget implements RetryBudgetLike {
       else this.turn(slot);
     }
     this.headRequests += count;
+    const requests = this.olderRequests + this.headRequests;
+    // A tiny epsilon absorbs float error such as 0.1 * 10 = 0.9999999999999999.
+    return this.options.ratio * requests + this.reserve - this.olderRetries - this.headRetries + 1e-9;
   }
 
   /**
@@ -68,8 +72,8 @@ export class LocalBudget implements RetryBudgetLike {
    * elsewhere, by a shared store, counted here as it was decided.
    */
   tryWithdraw(decided?: boolean): boolean {
-    this.deposit(0);
-    if (!(decided ?? this.available() >= 1)) {
+    const available = this.deposit(0);
+    if (!(decided ?? available >= 1)) {
       this.refused += 1;
       return false;
     }
@@ -103,9 +107,9 @@ export class LocalBudget implements RetryBudgetLike {
 
   /** A snapshot of the bucket. */
   state(): RetryBudgetState {
-    this.deposit(0);
+    const available = this.deposit(0);
     return {
-      available: Math.max(0, Math.floor(this.available())),
+      available: Math.max(0, Math.floor(available)),
       requests: this.olderRequests + this.headRequests,
       retries: this.olderRetries + this.headRetries,
       granted: this.granted,
@@ -117,12 +121,6 @@ export class LocalBudget implements RetryBudgetLike {
   /** Nothing is batched here. */
   flush(): Promise<void> {
     return Promise.resolve();
-  }
-
-  private available(): number {
-    const requests = this.olderRequests + this.headRequests;
-    // A tiny epsilon absorbs float error such as 0.1 * 10 = 0.9999999999999999.
-    return this.options.ratio * requests + this.reserve - this.olderRetries - this.headRetries + 1e-9;
   }
 
   /** The head moves on to `slot`: its counts go into the ring, and the ring's slots still in the window are summed. */

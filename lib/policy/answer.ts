@@ -97,14 +97,6 @@ export function headerReader(headers: unknown): HeaderReader {
   };
 }
 
-/** The response an attempt ended in: the one it resolved with, or the one its error carries. */
-export function responseOf(outcome: { response?: unknown; error?: unknown }): { status?: unknown; headers?: unknown } {
-  const response =
-    outcome.response ??
-    (outcome.error as { response?: { status?: unknown; headers?: unknown } | null } | null)?.response;
-  return (response as { status?: unknown; headers?: unknown } | null | undefined) ?? {};
-}
-
 /**
  * Reads an attempt's answer (`{ response }` or `{ error }`, its `failure` read by the decision table's
  * `readFailure`) at `now`, with the rate-limit header `dialects` the plugin reads (none: only the
@@ -116,7 +108,11 @@ export function readAnswer(
   dialects: Dialects | undefined,
   failure?: Failure,
 ): Answer {
-  const { status, headers } = responseOf(outcome);
+  // The response an attempt ended in: the one it resolved with, or the one its error carries.
+  const response = (outcome.response ?? (outcome.error as { response?: unknown } | null)?.response) as
+    { status?: unknown; headers?: unknown } | null | undefined;
+  const status = response?.status;
+  const headers = response?.headers;
   const answer: Answer = {
     status: typeof status === 'number' ? status : undefined,
     failure,

@@ -101,7 +101,8 @@ export function networkCode(error: unknown, errorCodes: ReadonlySet<string>): st
  * mid-body) is a transport failure, not a status.
  */
 function rejectedStatus(error: unknown): number | undefined {
-  const failure = asFailure(error);
+  // Optional chaining reads nothing off a primitive, so no `asFailure` is needed to look.
+  const failure = error as FailureLike | null | undefined;
   const status = failure?.response?.status;
   if (typeof status !== 'number') return undefined;
   const validate = failure?.config?.validateStatus;

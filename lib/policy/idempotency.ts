@@ -1,11 +1,7 @@
 import { v4 as uuidv4 } from 'uuid';
 import type { AxiosHeaders } from 'axios';
-import { DEFAULTS } from './defaults';
 import type { KeySettings } from './key-options';
 import { validateKey } from './validate';
-
-/** The header a caller's own key is looked for in when keys are off (`idempotencyKey: false`). */
-const DEFAULT_HEADER = DEFAULTS.idempotencyKey.header;
 
 /** Web Crypto (Node 19+, browsers); its `randomUUID` (secure contexts) is about 3× cheaper than uuid's. */
 const webCrypto = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
@@ -57,16 +53,11 @@ export function keysCall(method: string, options: KeySettings, stale: string | u
  * for a keyed call), so the adapter looks for it then.
  */
 export function callerKey(headers: AxiosHeaders, options: KeySettings): string | undefined {
-  const header = keyHeader(options);
-  const name = spelling(headers, header);
-  const existing: unknown = name === undefined ? undefined : headers[name];
-  return present(existing) ? validateKey('', `the ${header} header`, String(existing)) : undefined;
-}
-
-/** The header keys travel in; a caller's own key is looked for there even with keys off. */
-function keyHeader(options: KeySettings): string {
-  const settings = options.idempotencyKey;
-  return settings === false ? DEFAULT_HEADER : settings.header;
+  const name = spelling(headers, options.keyHeader);
+  // Most calls carry no key: nothing more to look at.
+  if (name === undefined) return undefined;
+  const existing: unknown = headers[name];
+  return present(existing) ? validateKey('', `the ${options.keyHeader} header`, String(existing)) : undefined;
 }
 
 /**
@@ -84,7 +75,7 @@ export function attachKey(
   stale: string | undefined,
 ): CallKey | undefined {
   const settings = options.idempotencyKey;
-  const header = keyHeader(options);
+  const header = options.keyHeader;
   if (settings !== false && options.pinnedKey !== undefined) {
     headers.set(header, options.pinnedKey);
     return { key: options.pinnedKey, generated: false };

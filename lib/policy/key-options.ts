@@ -20,6 +20,8 @@ export interface ResolvedKeyOptions {
 export interface KeySettings {
   idempotencyKey: false | ResolvedKeyOptions;
   pinnedKey: string | undefined;
+  /** The header keys travel in; a caller's own key is looked for there even with keys off (the default's). */
+  keyHeader: string;
 }
 
 const KEY_FIELDS = new Set(['header', 'methods', 'generate', 'serverDedupes']);
@@ -38,13 +40,14 @@ const DEFAULT_KEYS: ResolvedKeyOptions = {
  * request only — a string that pins the key for the call.
  */
 export function resolveKeys(where: string, value: unknown, base: KeySettings | undefined): KeySettings {
-  if (typeof value !== 'string')
-    return { idempotencyKey: keyOptions(where, value, base?.idempotencyKey), pinnedKey: undefined };
-  if (base === undefined) fail(where, 'idempotencyKey', 'E23', value);
-  return {
-    idempotencyKey: base.idempotencyKey || DEFAULT_KEYS,
-    pinnedKey: validateKey(where, 'idempotencyKey', value),
-  };
+  let pinnedKey: string | undefined;
+  let idempotencyKey: false | ResolvedKeyOptions;
+  if (typeof value === 'string') {
+    if (base === undefined) fail(where, 'idempotencyKey', 'E23', value);
+    pinnedKey = validateKey(where, 'idempotencyKey', value);
+    idempotencyKey = base.idempotencyKey || DEFAULT_KEYS;
+  } else idempotencyKey = keyOptions(where, value, base?.idempotencyKey);
+  return { idempotencyKey, pinnedKey, keyHeader: (idempotencyKey || DEFAULT_KEYS).header };
 }
 
 function keyOptions(
