@@ -50,11 +50,11 @@ export class LocalBudget implements RetryBudgetLike {
   }
 
   /**
-   * Counts `count` first attempts now, and returns the retries the window then grants (fractional).
-   * With 0 it only brings the window to now, as every other operation does first (one clock read and
-   * one comparison while the slot lasts).
+   * Counts `count` first attempts now. With 0 it only brings the window to now, as every other
+   * operation does first (one clock read and one comparison while the slot lasts). Every first
+   * attempt calls it: it computes nothing else.
    */
-  deposit(count = 1): number {
+  deposit(count = 1): void {
     const slot = Math.floor(this.now() / this.slotMs);
     if (slot > this.head) {
       // A new bucket's first slot has no slot before it to keep.
@@ -62,6 +62,11 @@ export class LocalBudget implements RetryBudgetLike {
       else this.turn(slot);
     }
     this.headRequests += count;
+  }
+
+  /** The retries the window grants now (fractional), the window brought to now first. */
+  private grantNow(): number {
+    this.deposit(0);
     const requests = this.olderRequests + this.headRequests;
     // A tiny epsilon absorbs float error such as 0.1 * 10 = 0.9999999999999999.
     return this.options.ratio * requests + this.reserve - this.olderRetries - this.headRetries + 1e-9;
@@ -72,7 +77,7 @@ export class LocalBudget implements RetryBudgetLike {
    * elsewhere, by a shared store, counted here as it was decided.
    */
   tryWithdraw(decided?: boolean): boolean {
-    const available = this.deposit(0);
+    const available = this.grantNow();
     if (!(decided ?? available >= 1)) {
       this.refused += 1;
       return false;
@@ -107,7 +112,7 @@ export class LocalBudget implements RetryBudgetLike {
 
   /** A snapshot of the bucket. */
   state(): RetryBudgetState {
-    const available = this.deposit(0);
+    const available = this.grantNow();
     return {
       available: Math.max(0, Math.floor(available)),
       requests: this.olderRequests + this.headRequests,

@@ -122,7 +122,7 @@ export class RateLimiter implements RateLimiterView {
    */
   throttled(told: PacingThrottle, now = this.now()): void {
     this.lastThrottleAt = now;
-    const report = { ...told, policyRate: told.policyRate ?? this.window.ratePerSecond };
+    const report = { ...told, policyRate: this.policyOf(told.policyRate) };
     // The fleet hears it first, so the send times this limiter then asks for follow the report.
     this.pacing?.throttled(report, now);
     const off = this.rule === undefined;
@@ -168,7 +168,7 @@ export class RateLimiter implements RateLimiterView {
   /** The server's policy states its rate (a `RateLimit-Policy`), or its window's answers do: pace to it while on. */
   hinted(stated: number | undefined): void {
     if (this.rule === undefined) return;
-    const policyRate = stated ?? this.window.ratePerSecond;
+    const policyRate = this.policyOf(stated);
     this.pacing?.hinted(policyRate);
     if (policyRate !== undefined) this.rule = withPolicy(this.rule, policyRate);
     this.schedule(this.now());
@@ -182,6 +182,9 @@ export class RateLimiter implements RateLimiterView {
     this.rule = engaged(now, Infinity, undefined);
     this.engage();
   }
+
+  /** The rate a policy states, else the one the scope's fixed window showed (`WindowQuota`), if any. */
+  private readonly policyOf = (stated?: number): number | undefined => stated ?? this.window.ratePerSecond;
 
   /** Lets every waiting call go and stops the timer (the plugin closed or the entry was evicted). */
   close(): void {
