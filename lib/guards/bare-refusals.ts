@@ -105,7 +105,7 @@ export class BareRefusals {
 
   /** A success at `origin` (`sent`: counted going out): counted where bare refusals are being weighed. */
   readonly succeeded = (origin: string, now: number, sent?: Sending): void => {
-    const window = this.windows.get(origin);
+    const window = sent?.window ?? this.windows.get(origin);
     if (window === undefined || window.refusals.size === 0) return;
     this.turn(window, now);
     window.successes++;
