@@ -5,6 +5,7 @@ import { modelOf, routeOf } from '../policy/scope';
 import { callerKey } from '../policy/idempotency';
 import type { ResolvedOptions } from '../policy/options';
 import { RetryToken } from '../guards/local-budget';
+import type { Sending } from '../guards/bare-refusals';
 import { CircuitOpenError } from '../types/errors';
 import { BodyPlan } from './body';
 import type { BreakerGate } from './breaker-gate';
@@ -71,6 +72,8 @@ export class CallRun {
   answered: Attempt | undefined;
   /** The rate-limit scope the attempt in flight was paced under, if it was (`rate-gate.ts`). */
   sentKey: string | undefined;
+  /** The attempt in flight, counted at its origin while bare refusals are weighed there (`guards/bare-refusals.ts`). */
+  sending: Sending | undefined;
   /** When the retry now pending was decided (its wait in `delaysMs` runs from here). */
   decidedAt = 0;
 
@@ -108,7 +111,7 @@ export class CallRun {
     this.gate = gateFor(this, this.route, counted);
     this.token = new RetryToken(this.route.budget);
     this.body = new BodyPlan(config, options.replayMaxBytes, options.body);
-    this.pushback = { throttled: false, quotaWaitMs: undefined };
+    this.pushback = { throttled: false, absorbed: false, quotaWaitMs: undefined };
     // A caller's own key on a method the plugin does not key (a GET, a PUT) matters only now that
     // the call may be retried (a 409 is retried for a keyed call); it is the caller's, so deduped.
     // (A call the plugin keyed, `plugin/adapter.ts`, has its key already, or has none to find.)
@@ -132,6 +135,8 @@ export class CallRun {
     const { state, options } = this;
     if (state.attempts++ === 0) this.route.budget?.deposit();
     this.token?.spend();
+    const limiters = this.shared.limiters;
+    if (limiters !== undefined && limiters.weighing > 0) this.sending = limiters.sending(this.origin);
     if (options.attemptHeader !== false) this.config.headers.set(options.attemptHeader, String(state.attempts));
     try {
       return Promise.resolve(over(config));

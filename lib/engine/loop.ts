@@ -89,7 +89,8 @@ async function send(run: CallRun): Promise<Sent> {
 /** Plans the retry a decision allows: the plan's guards, then a budget token, then `onRetry`. */
 async function retry(run: CallRun, decision: Decision): Promise<Halt | Wait> {
   const { options, shared, state } = run;
-  const retry = run.retries++;
+  // A refusal the origin's load explains spends none of `retries`, and waits the first retry's backoff (`observe`).
+  const retry = run.pushback.absorbed ? 0 : run.retries++;
   // While the key's limiter is on, its gate holds the retry like any other wait (`gateWait`). One
   // clock read for both waits, a server's wait until a date and the pause it set then equal: the
   // answer's, unless a predicate (which may await) was asked since.

@@ -119,16 +119,22 @@ export function pushbackOf(run: { options: Pick<ResolvedOptions, 'maxDelayMs'> }
   const spentFor = answer.throttle ? answer.spentForMs : undefined;
   const refillsUnsized =
     spentFor !== undefined && answer.hint!.replenishes === true && answer.hint!.quota === undefined;
-  return { throttled: false, quotaWaitMs: refillsUnsized && spentFor > run.options.maxDelayMs ? undefined : spentFor };
+  const quotaWaitMs = refillsUnsized && spentFor > run.options.maxDelayMs ? undefined : spentFor;
+  return { throttled: false, absorbed: false, quotaWaitMs };
 }
 
 /** What an answer that is no throttle asks of its call: nothing (only a throttle's is marked `throttled`). */
-export const NO_PUSHBACK: Pushback = Object.freeze({ throttled: false, quotaWaitMs: undefined });
+export const NO_PUSHBACK: Pushback = Object.freeze({ throttled: false, absorbed: false, quotaWaitMs: undefined });
 
 /** What an answer said of its key's rate limit (`rate-gate.ts`'s `observe`). */
 export interface Pushback {
   /** A throttle (`isThrottle`): the retry waits its turn at the key's limiter, needing no budget token. */
   throttled: boolean;
+  /**
+   * A bare refusal the origin's load explains (`guards/bare-refusals.ts`): the server serves others
+   * meanwhile, so its retry spends none of `retries` and waits the first retry's backoff (`loop.ts`).
+   */
+  absorbed: boolean;
   /** A throttle whose quota is spent: when the quota frees a request (ms from then). */
   quotaWaitMs: number | undefined;
 }

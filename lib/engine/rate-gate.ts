@@ -10,12 +10,10 @@ import { interruptible } from './hooks';
 import type { GateWait, Halt } from './stop';
 
 /**
- * The gate a call crosses at its scope's rate limiter (`guards/rate-limiters.ts` picks the scope): the
- * engine tells it once what each answer said (`observe`, from the answer read once), asks it once
- * when it plans a retry (`gateWait`: how long the gate would hold a send, a wait like any other,
- * with its source), and crosses it once before each send (`takeTurn`). The rule the limiter follows
- * is `guards/rate-rule.ts`; none of it is here. A call to an origin where nothing is engaged pays one
- * field check (`RateLimiters.engaged`).
+ * The gate a call crosses at its scope's rate limiter (`guards/rate-limiters.ts` picks the scope): told
+ * each answer once (`observe`), asked once per planned retry (`gateWait`: how long it would hold a send,
+ * a wait like any other), crossed before each send (`takeTurn`). The rule is `guards/rate-rule.ts`'s,
+ * none of it here. A call to an origin where nothing is engaged pays one field check (`engaged`).
  */
 
 /**
@@ -49,7 +47,8 @@ export function activeLimiter(run: CallRun): RateLimiter | undefined {
 /**
  * Tells the scope's limiter what an attempt's answer says. A throttle (`Answer.throttle`) with a
  * hint engages its scope's limiter, or cuts its rate, and may hold the scope (`holdOf`); a bare one
- * counts as evidence until the scope's bare refusals show the rate is the cause (then it engages).
+ * counts as evidence until the scope's bare refusals show the rate is the cause (then it engages),
+ * and where the origin's load explains it, its retry is absorbed (`Pushback.absorbed`).
  * An answer naming its quota (GitHub's `X-RateLimit-Resource`) teaches its route's quota, successes too.
  * Any other answer of a paced scope is a success for its measurement, and its headers pace it: a
  * success saying the quota is spent engages the scope's limiter before the first refusal and holds
@@ -58,12 +57,14 @@ export function activeLimiter(run: CallRun): RateLimiter | undefined {
 export function observe(run: CallRun, answer: Answer): void {
   run.pushback = answer.throttle ? pushbackOf(run, answer) : NO_PUSHBACK;
   const limiters = run.shared.limiters;
-  if (limiters === undefined || answer.status === undefined) return;
-  if (answer.resource !== undefined) limiters.learn(run, answer.resource);
+  if (limiters === undefined) return;
+  const sent = run.sending === undefined ? undefined : limiters.landed(run);
+  if (answer.status === undefined) return;
   const now = answer.at;
+  if (answer.resource !== undefined) limiters.learn(run, answer.resource);
   const paced = run.sentKey === undefined ? undefined : limiters.active(run.sentKey);
   if (!answer.throttle) {
-    if (limiters.weighing > 0) limiters.succeeded(run.origin, now);
+    if (limiters.weighing > 0) limiters.succeeded(run.origin, now, sent);
     if (paced !== undefined) {
       paced.succeeded();
       tellQuota(paced, run, answer);
@@ -79,9 +80,10 @@ export function observe(run: CallRun, answer: Answer): void {
   let startRate: number | undefined;
   if (limiter === undefined) {
     if (answer.hintless) {
-      const evidence = limiters.refusedBare(run.origin, key, now);
-      // Not yet shown to be the rate: the retry waits its own backoff, as a 503's does.
-      if (evidence === undefined) return;
+      const evidence = limiters.refusedBare(run.origin, key, now, sent);
+      // Not the rate: the retry waits its own backoff, as a 503's does, or is absorbed where the load explains it.
+      run.pushback.absorbed = evidence === 'load' && now - run.startedAt < run.options.maxDelayMs;
+      if (evidence === undefined || evidence === 'load') return;
       startRate = evidence.served;
     } else {
       startRate = servedRate(run);
@@ -116,14 +118,11 @@ function tellQuota(limiter: RateLimiter, run: CallRun, answer: Answer): void {
 }
 
 /**
- * How long an answer holds its scope (every call of it, not only the refused one), in ms:
- * - a spent quota (a success or a refusal saying `remaining: 0`) until its reset: a fixed window's
- *   reset is when the next request is free, believed at once, so sequential calls draw no refusal;
- *   past `maxDelayMs` not clamped (the scope refuses its calls until then, with `retryAt`). A
- *   continuously refilling quota whose size is unknown holds nothing (`plan.ts`'s `pushbackOf`);
- * - the server's wait, within `maxDelayMs`, when it also said the quota is spent or it is at least
- *   `HOLD_WAIT_MS` long;
- * `undefined`: no hold (the scope is paced), as for a hold of a second or less asked by a limiter
+ * How long an answer holds its scope (every call of it), in ms: a spent quota (`remaining: 0`, a
+ * success's or a refusal's) until its reset, believed at once, past `maxDelayMs` not clamped (calls
+ * are refused until then, with `retryAt`), unless it refills continuously at an unknown size; the
+ * server's wait, within `maxDelayMs`, when the quota is spent too or it is `HOLD_WAIT_MS` or longer.
+ * `undefined`: no hold (the scope is paced), also for a hold of a second or less asked by a limiter
  * shown to refill continuously (`guards/refill-evidence.ts`: a token bucket's `Retry-After: 1`).
  */
 function holdOf(run: CallRun, answer: Answer, limiter: RateLimiter): number | undefined {
@@ -165,7 +164,8 @@ function engageAtSpentQuota(run: CallRun, answer: Answer): void {
 export function noteSuccess(run: CallRun, response: AxiosResponse): void {
   const limiters = run.shared.limiters;
   if (limiters === undefined) return;
-  if (limiters.weighing > 0) limiters.succeeded(run.origin, run.shared.now());
+  const sent = run.sending === undefined ? undefined : limiters.landed(run);
+  if (limiters.weighing > 0) limiters.succeeded(run.origin, run.shared.now(), sent);
   const headers = response.headers as Record<string, unknown> | null;
   const dialects = run.shared.dialects;
   if (

@@ -59,6 +59,10 @@ export class RateLimiters {
   readonly refusedBare: BareRefusals['refused'];
   /** A success at `origin`: counted where bare refusals are being weighed (callers check `weighing`). */
   readonly succeeded: BareRefusals['succeeded'];
+  /** An attempt going out: counted in flight at its origin while bare refusals are weighed there (callers check `weighing`). */
+  readonly sending: BareRefusals['sending'];
+  /** Its answer (callers check `sending`): no longer in flight; how it went out. */
+  readonly landed: BareRefusals['landed'];
   private readonly books: BoundedMap<Book>;
 
   constructor(
@@ -77,6 +81,8 @@ export class RateLimiters {
     this.bare = new BareRefusals(maxOrigins, this);
     this.refusedBare = this.bare.refused;
     this.succeeded = this.bare.succeeded;
+    this.sending = this.bare.sending;
+    this.landed = this.bare.landed;
     // Another process's first throttle engages this process's limiter too, before its own 429.
     store?.start?.((key) => this.for(key).join());
   }
