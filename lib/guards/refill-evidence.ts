@@ -82,15 +82,14 @@ export function pacedNotHeld(evidence: RefillEvidence, holdMs: number): boolean 
  * that moves within a window (whole seconds from now, rounded) shows no length, and gives no rate.
  */
 export class WindowQuota {
+  /** The newest word on the window (kept past its reset, to step the length from). */
   private told: { remaining: number; resetAt: number; asOf: number } | undefined;
-  /** Send times since the quota was counted (`asOf`), oldest first. */
+  /** Send times since the quota was counted (`asOf`), oldest first, until its reset. */
   private readonly sends: number[] = [];
   private evidence: RefillEvidence = NO_EVIDENCE;
   /** The window's size (the last stated), and its length once two windows' resets showed it; `NaN` once a reset moved within a window. */
   private limit: number | undefined;
   private lengthMs: number | undefined;
-  /** The newest word's window (kept past its reset, to step the length from). */
-  private last: { remaining: number; resetAt: number; asOf: number } | undefined;
 
   /** The window's rate (its size per its length, per second), once its answers have shown both; else `undefined`. */
   get ratePerSecond(): number | undefined {
@@ -105,7 +104,7 @@ export class WindowQuota {
    */
   heard(word: QuotaWord, counted: boolean): void {
     this.evidence = heard(this.evidence, word);
-    if (this.evidence.refills) this.forget();
+    if (this.evidence.refills) this.sends.length = 0;
     else if (counted && word.remaining !== undefined && word.resetAt !== undefined) {
       if (word.limit !== undefined) this.limit = word.limit;
       this.tell(word.remaining, word.resetAt, word.sentAt);
@@ -119,24 +118,30 @@ export class WindowQuota {
 
   /** Until when the quota holds calls back (0: it does not): spent by the calls sent since it was told. */
   heldUntil(now: number): number {
-    const told = this.told;
-    if (told === undefined) return 0;
-    if (now < told.resetAt) return told.remaining <= this.sends.length ? told.resetAt : 0;
-    this.forget();
-    return 0;
+    const told = this.counting(now);
+    return told !== undefined && told.remaining <= this.sends.length ? told.resetAt : 0;
   }
 
   /** A call was sent at `now` (counted only while a quota is known). */
   sent(now: number): void {
-    if (this.told !== undefined) this.sends.push(now);
+    if (this.counting(now) !== undefined) this.sends.push(now);
   }
 
-  /** The server's word, from an answer to a request sent at `asOf`; an older word for the same window is ignored. */
-  private tell(remaining: number, resetAt: number, asOf: number): void {
+  /** The window being counted at `now`: the last told, before its reset, of a limiter not shown to refill. */
+  private counting(now: number): WindowQuota['told'] {
     const told = this.told;
-    if (told !== undefined && told.resetAt === resetAt && asOf < told.asOf) return;
-    this.measure(remaining, resetAt, asOf);
+    if (told === undefined || this.evidence.refills) return undefined;
+    if (now < told.resetAt) return told;
+    this.sends.length = 0;
+    return undefined;
+  }
+
+  /** The server's word, from an answer to a request sent at `asOf`; a word older than the last is ignored (answers out of order). */
+  private tell(remaining: number, resetAt: number, asOf: number): void {
+    const last = this.told;
+    if (last !== undefined && asOf < last.asOf) return;
     this.told = { remaining, resetAt, asOf };
+    this.measure(last, remaining, resetAt);
     const kept = this.sends.findIndex((at) => at > asOf);
     this.sends.splice(0, kept === -1 ? this.sends.length : kept);
   }
@@ -145,19 +150,11 @@ export class WindowQuota {
    * A newer word stating another reset than the last (by more than a clock's rounding): the next
    * window (its count came back up, its reset later) steps the length, the shortest seen (windows
    * that went unused step it twice); anything else is a reset moving within a window, which states no
-   * length, now or later. A word older than the last (answers out of order) says nothing of it.
+   * length, now or later.
    */
-  private measure(remaining: number, resetAt: number, asOf: number): void {
-    const last = this.last;
-    if (last !== undefined && asOf < last.asOf) return;
-    this.last = { remaining, resetAt, asOf };
+  private measure(last: WindowQuota['told'], remaining: number, resetAt: number): void {
     if (last === undefined || Math.abs(resetAt - last.resetAt) <= 1) return;
     const next = resetAt > last.resetAt && remaining > last.remaining;
     this.lengthMs = next ? Math.min(this.lengthMs ?? Infinity, resetAt - last.resetAt) : NaN;
-  }
-
-  private forget(): void {
-    this.told = undefined;
-    this.sends.length = 0;
   }
 }
