@@ -12,10 +12,7 @@ const cells = (s) => `${kB(s.min)} kB | ${kB(s.gzip)} kB | ${kB(s.brotli)} kB`;
 
 /** The parts of the plugin, by source file. First match wins. */
 const PARTS = [
-  [
-    "a refused call's own wait (`Retry-After`, `retry-after-ms`)",
-    /policy\/(rate-limit-headers|header-values|retry-after)\.ts/,
-  ],
+  ["a refused call's own wait (`Retry-After`, `retry-after-ms`)", /policy\/(retry-after|header-values|rate-limit-)/],
   ['retry budget', /guards\/(budget|local-budget|origin-budget|store-health)\.ts|engine\/admission/],
   [
     'options: defaults, resolution, validation (codes in production)',
