@@ -12,15 +12,11 @@ const cells = (s) => `${kB(s.min)} kB | ${kB(s.gzip)} kB | ${kB(s.brotli)} kB`;
 
 /** The parts of the plugin, by source file. First match wins. */
 const PARTS = [
-  ['breaker stand-ins (browser/breaker-*)', /browser\/breaker-/],
-  [
-    'rate limiter (queue, rule, gate, Retry-After headers)',
-    /guards\/(rate-|turn-queue|quota-resets)|engine\/(rate-gate|pushback)|policy\/(rate-limit-headers|header-values|retry-after)/,
-  ],
+  ["a refused call's own wait (`Retry-After`, `retry-after-ms`)", /policy\/(retry-after|header-values|rate-limit-)/],
   ['retry budget', /guards\/(budget|local-budget|origin-budget|store-health)\.ts|engine\/admission/],
   [
     'options: defaults, resolution, validation (codes in production)',
-    /policy\/(options|call-fields|guard-options|key-options|table-options|validate|suggest|defaults|hedge-options|chaos-options|chaos-per-request)/,
+    /policy\/(options|call-fields|guard-options|key-options|table-options|validate|suggest|defaults|chaos-per-request)/,
   ],
   [
     'decision table, backoff, keys',
@@ -29,12 +25,14 @@ const PARTS = [
   ['bodies (forms, web streams)', /engine\/(body|recording|recorded-bytes)|browser\/node-(recording|form)/],
   ['attempt loop and outcome', /engine\//],
   ['install, adapter, plugin', /plugin\//],
-  ['capability hooks (browser/)', /browser\//],
+  ["capability hooks (`browser/`, the breaker's stand-ins included)", /browser\//],
 ];
 
 function partOf(file) {
   if (file.includes('node_modules')) return file.replace(/.*node_modules\/([^/]+).*/, '$1 (dependency)');
-  return PARTS.find(([, pattern]) => pattern.test(file))?.[0] ?? 'other (errors, types, index)';
+  return (
+    PARTS.find(([, pattern]) => pattern.test(file))?.[0] ?? 'other (errors, the answer read once, origins, scopes)'
+  );
 }
 
 const added = await measure();
