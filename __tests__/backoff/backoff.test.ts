@@ -1,46 +1,46 @@
-import { computeBackoff, decorrelatedJitter, equalJitter, fullJitter, noJitter } from '../../lib/policy/backoff';
+import { computeBackoff } from '../../lib/policy/backoff';
 
 const opts = { baseDelayMs: 500, maxDelayMs: 30000 };
 const fixed = (r: number) => () => r;
 
 describe('full jitter', () => {
   test('is random() * min(cap, base * 2^retry), retry counting from 0', () => {
-    expect(fullJitter({ ...opts, retry: 0 }, fixed(0.5))).toBe(250);
-    expect(fullJitter({ ...opts, retry: 1 }, fixed(0.5))).toBe(500);
-    expect(fullJitter({ ...opts, retry: 3 }, fixed(0.25))).toBe(1000);
-    expect(fullJitter({ ...opts, retry: 10 }, fixed(0.5))).toBe(15000);
+    expect(computeBackoff('full', { ...opts, retry: 0 }, fixed(0.5))).toBe(250);
+    expect(computeBackoff('full', { ...opts, retry: 1 }, fixed(0.5))).toBe(500);
+    expect(computeBackoff('full', { ...opts, retry: 3 }, fixed(0.25))).toBe(1000);
+    expect(computeBackoff('full', { ...opts, retry: 10 }, fixed(0.5))).toBe(15000);
   });
 
   test('spans [0, ceiling): 0 at random() = 0, just under the ceiling near 1', () => {
-    expect(fullJitter({ ...opts, retry: 2 }, fixed(0))).toBe(0);
-    expect(fullJitter({ ...opts, retry: 2 }, fixed(0.999999))).toBe(1999);
+    expect(computeBackoff('full', { ...opts, retry: 2 }, fixed(0))).toBe(0);
+    expect(computeBackoff('full', { ...opts, retry: 2 }, fixed(0.999999))).toBe(1999);
   });
 });
 
 describe('equal jitter', () => {
   test('keeps half of the ceiling fixed and randomises the other half', () => {
-    expect(equalJitter({ ...opts, retry: 1 }, fixed(0))).toBe(500);
-    expect(equalJitter({ ...opts, retry: 1 }, fixed(0.5))).toBe(750);
+    expect(computeBackoff('equal', { ...opts, retry: 1 }, fixed(0))).toBe(500);
+    expect(computeBackoff('equal', { ...opts, retry: 1 }, fixed(0.5))).toBe(750);
   });
 });
 
 describe('decorrelated jitter', () => {
   test('is min(cap, random_between(base, previous * 3))', () => {
-    expect(decorrelatedJitter({ ...opts, retry: 0, previousDelayMs: 500 }, fixed(0))).toBe(500);
-    expect(decorrelatedJitter({ ...opts, retry: 0, previousDelayMs: 500 }, fixed(0.5))).toBe(1000);
-    expect(decorrelatedJitter({ ...opts, retry: 5, previousDelayMs: 20000 }, fixed(0.99))).toBe(29705);
+    expect(computeBackoff('decorrelated', { ...opts, retry: 0, previousDelayMs: 500 }, fixed(0))).toBe(500);
+    expect(computeBackoff('decorrelated', { ...opts, retry: 0, previousDelayMs: 500 }, fixed(0.5))).toBe(1000);
+    expect(computeBackoff('decorrelated', { ...opts, retry: 5, previousDelayMs: 20000 }, fixed(0.99))).toBe(29705);
   });
 
   test('starts from the base when there is no previous delay', () => {
-    expect(decorrelatedJitter({ ...opts, retry: 0 }, fixed(0.5))).toBe(1000);
+    expect(computeBackoff('decorrelated', { ...opts, retry: 0 }, fixed(0.5))).toBe(1000);
   });
 });
 
 describe('no jitter', () => {
   test('is min(cap, base * 2^retry)', () => {
-    expect(noJitter({ ...opts, retry: 0 })).toBe(500);
-    expect(noJitter({ ...opts, retry: 4 })).toBe(8000);
-    expect(noJitter({ ...opts, retry: 6 })).toBe(30000);
+    expect(computeBackoff('none', { ...opts, retry: 0 }, fixed(0.5))).toBe(500);
+    expect(computeBackoff('none', { ...opts, retry: 4 }, fixed(0.5))).toBe(8000);
+    expect(computeBackoff('none', { ...opts, retry: 6 }, fixed(0.5))).toBe(30000);
   });
 });
 

@@ -38,6 +38,8 @@ export function cancellation(config: InternalAxiosRequestConfig): CanceledError<
 export function interruptible(work: number | Promise<unknown>, on: Interrupts, limitMs?: number): Promise<Ended> {
   return new Promise((resolve) => {
     const signal = on.config.signal as AbortSignal | undefined;
+    // A signal aborted before a wait ends it now (a CancelToken's `subscribe` calls back at once).
+    if (typeof work === 'number' && signal?.aborted === true) return resolve({ how: 'cancelled' });
     const token = on.config.cancelToken;
     let timer: ReturnType<typeof setTimeout> | undefined;
     let settled = false;

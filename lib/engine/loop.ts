@@ -178,9 +178,8 @@ function retriedError(run: CallRun): AxiosError {
 async function wait(run: CallRun, delayMs: number): Promise<Halt | undefined> {
   // The failed attempt's response body (a stream, with `responseType: 'stream'`) will never be read.
   releaseBody(run.last?.error ?? run.last);
-  if (cancellation(run.config) !== undefined) return { how: 'cancelled' };
-  // A hook may have awaited across a close().
-  if (run.shared.closed) return { how: 'closed' };
+  // A hook may have awaited across a close() (a cancel comes first; `interruptible` sees one made before the wait).
+  if (run.shared.closed) return { how: cancellation(run.config) === undefined ? 'closed' : 'cancelled' };
   const ended = await interruptible(delayMs, run);
   if (ended.how !== 'done') return ended;
   // Other calls may have opened the breaker during the wait: the retry would fail anyway.

@@ -38,31 +38,6 @@ export interface Wait {
 export type Step = Refusal | { threw: unknown } | Wait;
 
 /**
- * The call's own wait: the server's `Retry-After` beats our guess, within the cap (with
- * `retryAfter: 'fail'`, the table stopped a longer one already). `0` or a past date means "no advice", and
- * then the jittered backoff still spreads the callers out; a throttle with no advice waits that
- * backoff too, as a 503 would.
- */
-function ownWait(facts: RetryFacts, options: PlanOptions): Wait {
-  const asked = facts.retryAfterMs;
-  if (asked !== undefined && asked > 0) {
-    const serverWait = Math.min(asked, options.maxDelayMs);
-    return { delayMs: serverWait, source: 'retry-after', timerMs: serverWait };
-  }
-  // Past `retries` only a paced scope's refusal is retried (`GateWait.absorbs`): its turn at the gate
-  // is its wait, the scope's pace, not a backoff grown past the last retry's, protects the server.
-  if (facts.retry >= options.retries) return { delayMs: 0, source: 'backoff', timerMs: 0 };
-  const input = {
-    retry: facts.retry,
-    baseDelayMs: options.baseDelayMs,
-    maxDelayMs: options.maxDelayMs,
-    previousDelayMs: facts.previousDelayMs,
-  };
-  const backoff = computeBackoff(options.jitter, input, options.random);
-  return { delayMs: backoff, source: 'backoff', timerMs: backoff, backoffMs: backoff };
-}
-
-/**
  * The caller's `delay` over the computed wait: its answer, within `maxDelayMs`, unless the server
  * asked for longer (its wait wins). A throw, or an answer that is not a number of ms, fails the
  * call as a throwing hook does.
@@ -86,7 +61,25 @@ function customWait(own: Wait, facts: RetryFacts, options: PlanOptions): Wait | 
 export function plan(facts: RetryFacts, options: PlanOptions): Step {
   const refused = refuseRetry(facts, options);
   if (refused !== undefined) return refused;
-  const own = ownWait(facts, options);
+  // The call's own wait: the server's `Retry-After` beats our guess, within the cap (with
+  // `retryAfter: 'fail'`, the table stopped a longer one already). `0` or a past date means "no
+  // advice", and then the jittered backoff still spreads the callers out; a throttle with no advice
+  // waits that backoff too, as a 503 would. Past `retries` only a paced scope's refusal is retried
+  // (`GateWait.absorbs`): its turn at the gate is its wait, the scope's pace, not a backoff grown
+  // past the last retry's, protects the server.
+  const asked = facts.retryAfterMs;
+  let own: Wait;
+  if (asked !== undefined && asked > 0) {
+    const serverWait = Math.min(asked, options.maxDelayMs);
+    own = { delayMs: serverWait, source: 'retry-after', timerMs: serverWait };
+  } else if (facts.retry >= options.retries) {
+    own = { delayMs: 0, source: 'backoff', timerMs: 0 };
+  } else {
+    const { baseDelayMs, maxDelayMs } = options;
+    const input = { retry: facts.retry, baseDelayMs, maxDelayMs, previousDelayMs: facts.previousDelayMs };
+    const backoff = computeBackoff(options.jitter, input, options.random);
+    own = { delayMs: backoff, source: 'backoff', timerMs: backoff, backoffMs: backoff };
+  }
   const chosen = facts.delay === undefined ? own : customWait(own, facts, options);
   if (!('delayMs' in chosen)) return chosen;
   // The whole wait is the longer of the call's own wait and its turn at the key's gate. The call

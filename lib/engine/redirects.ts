@@ -1,5 +1,5 @@
 import type { Guard } from '../guards/breaker';
-import { parseOrigin } from '../policy/origin';
+import { absoluteOrigin } from '../policy/origin';
 import type { CallRun } from './call-run';
 import { gateFor, routeTo } from './route';
 import type { Route } from './route';
@@ -28,7 +28,7 @@ export function answeredBy(outcome: { response?: unknown; error?: unknown }, sen
   const end = url.startsWith(sentTo) ? sentTo.length : url.startsWith(bare) ? bare.length : -1;
   const next = end === -1 ? -1 : url.charCodeAt(end);
   if (Number.isNaN(next) || next === 47 || next === 63 || next === 35) return undefined;
-  const origin = parseOrigin(url);
+  const origin = absoluteOrigin(url, false);
   return origin === sentTo ? undefined : origin;
 }
 

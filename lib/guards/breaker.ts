@@ -123,7 +123,19 @@ export class BreakerRegistry {
 
   /** The counting state for `key`, made on first use (its breaker on first failure). */
   for(key: string): Guard {
-    if (this.armedWith !== setInterval && this.armedWith !== null) this.arm();
+    // The shared interval starts with the timers of the moment: on first use, and after fake timers came or went.
+    if (this.armedWith !== setInterval && this.armedWith !== null) {
+      this.stop?.();
+      const clear = clearInterval;
+      const { rollingCountTimeout, rollingCountBuckets } = this.options;
+      const interval = setInterval(
+        () => this.rotate(),
+        Math.max(1, Math.floor(rollingCountTimeout / rollingCountBuckets)),
+      );
+      interval.unref?.();
+      this.armedWith = setInterval;
+      this.stop = () => clear(interval);
+    }
     return this.entries.getOrCreate(key, this.create);
   }
 
@@ -160,20 +172,6 @@ export class BreakerRegistry {
       const breaker = entry.existing;
       if (breaker !== undefined) entry.bucket = breaker.status.window[0]!;
     }
-  }
-
-  /** Starts the shared interval with the timers of the moment (on first use, and after fake timers came or went). */
-  private arm(): void {
-    this.stop?.();
-    const clear = clearInterval;
-    const { rollingCountTimeout, rollingCountBuckets } = this.options;
-    const interval = setInterval(
-      () => this.rotate(),
-      Math.max(1, Math.floor(rollingCountTimeout / rollingCountBuckets)),
-    );
-    interval.unref?.();
-    this.armedWith = setInterval;
-    this.stop = () => clear(interval);
   }
 
   private readonly create = (key: string): Guard => new Guard(this, key);

@@ -39,17 +39,18 @@ const NEVER_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
 
 /** Whether sending the request twice is safe: an idempotent method, or a write whose key the server dedupes. */
 export function safeToRepeat(method: string, deduped: boolean): boolean {
-  return deduped || IDEMPOTENT_METHODS.has(method);
+  return mayRepeat({ method, deduped }, false);
 }
 
 /**
  * The write rule, which no predicate, hook or server hint but the server's own `x-should-retry: true`
- * overrides: an attempt may be sent again only if that is safe (`safeToRepeat`), or the server
- * never processed it (a 408 or 429, a connection refused, a name that did not resolve), or the
- * caller opted into `unsafeRetryWrites`. A response the adapter resolved (a 2xx) was processed.
+ * overrides: an attempt may be sent again only if that is safe (an idempotent method, or a write
+ * whose key the server dedupes), or the server never processed it (a 408 or 429, a connection
+ * refused, a name that did not resolve), or the caller opted into `unsafeRetryWrites`. A response
+ * the adapter resolved (a 2xx) was processed.
  */
 export function mayRepeat(facts: Pick<AttemptFacts, 'method' | 'deduped' | 'unsafe'>, unprocessed: boolean): boolean {
-  return unprocessed || facts.unsafe === true || safeToRepeat(facts.method, facts.deduped);
+  return unprocessed || facts.unsafe === true || facts.deduped || IDEMPOTENT_METHODS.has(facts.method);
 }
 
 export type Decision =
@@ -96,23 +97,6 @@ export function networkCode(error: unknown, errorCodes: ReadonlySet<string>): st
 }
 
 /**
- * The status of a failure that is a status: the response arrived whole and `validateStatus`
- * refused it. A response that `validateStatus` accepts but whose body then failed (the socket closed
- * mid-body) is a transport failure, not a status.
- */
-function rejectedStatus(error: unknown): number | undefined {
-  // Optional chaining reads nothing off a primitive, so no `asFailure` is needed to look.
-  const failure = error as FailureLike | null | undefined;
-  const status = failure?.response?.status;
-  if (typeof status !== 'number') return undefined;
-  const validate = failure?.config?.validateStatus;
-  // axios accepts every status when validateStatus is null; an error built without a config (a
-  // hand-made adapter's) is taken at its word.
-  if (validate === null) return undefined;
-  return typeof validate !== 'function' || !validate(status) ? status : undefined;
-}
-
-/**
  * A transport failure with no code in `errorCodes`, as the reason text: a response cut off
  * mid-body, or — no response, no code, not a cancel — an unknown failure below axios (a mock
  * adapter's network error, a custom adapter's bare `Error`). `undefined`: not a transport failure
@@ -132,8 +116,14 @@ function transportWithoutCode(error: unknown): string | undefined {
 /** Reads a failed attempt's error once, for the table (`classify`), the write rule and the breaker. */
 export function readFailure(error: unknown, options: Pick<ResolvedOptions, 'statusCodes' | 'errorCodes'>): Failure {
   if (isCancel(error)) return { kind: 'cancel', status: undefined, reason: 'cancelled', unprocessed: false };
-  const status = rejectedStatus(error);
-  if (status !== undefined) {
+  // The status of a failure that is a status: the response arrived whole and `validateStatus`
+  // refused it (axios accepts every status when it is null). A response it accepted whose body then
+  // failed (the socket closed mid-body) is a transport failure; an error built without a config (a
+  // hand-made adapter's) is taken at its word. Optional chaining reads nothing off a primitive.
+  const looked = error as FailureLike | null | undefined;
+  const status = looked?.response?.status;
+  const validate = looked?.config?.validateStatus;
+  if (typeof status === 'number' && validate !== null && (typeof validate !== 'function' || !validate(status))) {
     const kind = options.statusCodes.has(status) ? 'status' : 'other';
     return { kind, status, reason: String(status), unprocessed: NOT_PROCESSED_STATUSES.has(status) };
   }

@@ -9,25 +9,24 @@ const DEFAULT_PORTS: Record<string, string> = { http: '80', https: '443', ws: '8
 let lastText: string | undefined;
 let lastOrigin = '';
 
-/** `scheme://host:port` of an absolute URL, or `undefined` for a relative one. */
-export function absoluteOrigin(text: string): string | undefined {
+/**
+ * `scheme://host:port` of an absolute URL, or `undefined` for a relative one. `keep: false` for a
+ * URL that is not the one calls are made with (a redirect's): it must not take the cache's one entry.
+ */
+export function absoluteOrigin(text: string, keep = true): string | undefined {
   if (text === lastText) return lastOrigin;
   // A path ('/v1/x', the common url next to a baseURL) cannot be absolute.
   if (text.charCodeAt(0) === 47) return undefined;
-  const origin = parseOrigin(text);
-  if (origin === undefined) return undefined;
-  lastText = text;
-  lastOrigin = origin;
-  return origin;
-}
-
-/** `absoluteOrigin` without its one-entry cache, for a URL that is not the one calls are made with. */
-export function parseOrigin(text: string): string | undefined {
   const match = ABSOLUTE.exec(text);
   if (match === null) return undefined;
   const scheme = match[1]!.toLowerCase();
   const port = match[3] || DEFAULT_PORTS[scheme] || '';
-  return `${scheme}://${match[2]!.toLowerCase()}:${port}`;
+  const origin = `${scheme}://${match[2]!.toLowerCase()}:${port}`;
+  if (keep) {
+    lastText = text;
+    lastOrigin = origin;
+  }
+  return origin;
 }
 
 /** The page's origin in a browser (window or worker), written as `originOf` writes origins; `undefined` in Node. */
