@@ -128,9 +128,7 @@ export function redisRateLimitStore(
       });
     },
     async close() {
-      const stop = stopListening;
-      stopListening = undefined;
-      await stop?.();
+      await stopListening?.();
     },
   };
   return store;
