@@ -19,11 +19,10 @@ import type { RedisClient } from './client';
 export const HORIZON_MS = RATE_RULE.stepMs / 2;
 
 /**
- * How long a Redis command may go unanswered before the store counts as gone (ms): see `timeoutMs`.
- * Far above any Redis that is merely slow (a far region, a busy host: 100–300 ms), and short enough
- * that calls waiting for send times are not held long by one that hangs.
+ * The default `timeoutMs`: far above any Redis that is merely slow (a far region, a busy host:
+ * 100–300 ms), and short enough that calls waiting for send times are not held long by one that hangs.
  */
-export const GONE_AFTER_MS = 2000;
+const GONE_AFTER_MS = 2000;
 
 export interface RedisRateLimitStoreOptions {
   /**
