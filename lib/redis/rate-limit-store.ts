@@ -45,9 +45,6 @@ export interface RedisRateLimitStoreOptions {
   onStoreEvent?: (event: StoreEvent) => void;
 }
 
-/** The script's replies: numbers as text (Lua's `tostring`, as Redis would cut them to integers) and whole numbers. */
-const num = (value: unknown): number => Number(value);
-
 /**
  * A `RateLimitStore` on Redis: `retryPlugin({ rateLimit: { shared: redisRateLimitStore(redis) } })`.
  * It is also the `RateLimitSchedule` its pacing asks (`take`, `throttle`).
@@ -91,7 +88,8 @@ export function redisRateLimitStore(
       } catch {
         return undefined;
       }
-      const [now, , granted, first, interval, retryAt, rate, paused, relaxAt] = reply.map(num);
+      // Numbers come as text (a Lua number Redis would cut to an integer) or as whole numbers.
+      const [now, , granted, first, interval, retryAt, rate, paused, relaxAt] = reply.map(Number);
       const on = reply[1] === 'on';
       return {
         now: now!,
@@ -117,7 +115,7 @@ export function redisRateLimitStore(
       } catch {
         return undefined;
       }
-      const [now, rate, paused, engaged] = reply.map(num);
+      const [now, rate, paused, engaged] = reply.map(Number);
       if (engaged === 1) void client.publish(channel, JSON.stringify({ key, from: self })).catch(() => undefined);
       return { now: now!, ratePerSecond: rate!, pausedUntil: paused! };
     },
