@@ -119,12 +119,8 @@ export default class LiteCircuit<Args extends unknown[] = unknown[], Result = un
       (this.interval as { unref?: () => void }).unref?.();
     } else rotation.on('rotate', this.status.rotate);
     // The counts follow the events, so a listener can count by emitting, as with opossum.
-    for (const [event, count] of [
-      ['fire', 'fires'],
-      ['reject', 'rejects'],
-    ] as const) {
-      this.on(event, () => this.status.count(count));
-    }
+    this.on('fire', () => this.status.count('fires'));
+    this.on('reject', () => this.status.count('rejects'));
     this.on('success', (_result: unknown, latencyMs?: number) => {
       this.status.count('successes', latencyMs ?? 0);
       if (this.state === 'half-open') this.close();
@@ -157,9 +153,6 @@ export default class LiteCircuit<Args extends unknown[] = unknown[], Result = un
   }
   get pendingClose(): boolean {
     return this.probe;
-  }
-  get enabled(): boolean {
-    return this.state !== 'shutdown';
   }
   get volumeThreshold(): number {
     return this.options.volumeThreshold ?? 0;

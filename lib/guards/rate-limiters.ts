@@ -87,7 +87,6 @@ export class RateLimiters {
     store?.start?.((key) => this.for(key).join());
   }
 
-  /** The limiter for `key` if it exists. */
   get(key: string): RateLimiter | undefined {
     return this.entries.get(key);
   }

@@ -21,7 +21,6 @@ export class SlotCounts {
     this.slot = slot;
   }
 
-  /** Counts one in `slot`. */
   add(slot: number): void {
     if (slot === this.slot) {
       this.count += 1;

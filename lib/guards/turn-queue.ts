@@ -20,7 +20,6 @@ export class TurnQueue {
     return this.waiters.length - this.head;
   }
 
-  /** A new place at the back. */
   join(): { turn: Promise<Turn>; cancel: () => void } {
     let waiter!: Waiter;
     const turn = new Promise<Turn>((resolve) => {

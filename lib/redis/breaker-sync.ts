@@ -80,9 +80,7 @@ export function redisBreakerSync(client: RedisClient, options: RedisBreakerSyncO
       );
     },
     async close() {
-      const stop = stopListening;
-      stopListening = undefined;
-      await stop?.();
+      await stopListening?.();
     },
   };
 }

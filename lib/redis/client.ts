@@ -75,7 +75,7 @@ export function selfId(): string {
  * connection can do nothing else): `onNote` gets each other process's note (`from` is not `self`);
  * text that is not a JSON object is ignored. ioredis reconnects and re-subscribes by itself; a client
  * without an offline queue is subscribed once it is ready. The function returned quits it (and drops
- * the connection if QUIT goes unanswered for a second).
+ * the connection if QUIT goes unanswered for a second); calling it again waits for the same quit.
  */
 export function listen(
   client: RedisClient,
@@ -101,17 +101,19 @@ export function listen(
   if (isReady(subscriber)) subscribe();
   else subscriber.once('ready', subscribe);
   // A Redis that hangs never answers QUIT: the connection is dropped after a while instead, so that
-  // `plugin.close()` returns.
-  return async () => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), QUIT_WITHIN_MS)));
-    const quit = subscriber.quit().then(
-      () => 'quit' as const,
-      () => 'failed' as const,
-    );
-    if ((await Promise.race([quit, late])) !== 'quit') subscriber.disconnect();
-    clearTimeout(timer);
-  };
+  // `plugin.close()` returns. Quit once, however often the store is closed.
+  let stopped: Promise<void> | undefined;
+  return () =>
+    (stopped ??= (async () => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), QUIT_WITHIN_MS)));
+      const quit = subscriber.quit().then(
+        () => 'quit' as const,
+        () => 'failed' as const,
+      );
+      if ((await Promise.race([quit, late])) !== 'quit') subscriber.disconnect();
+      clearTimeout(timer);
+    })());
 }
 
 /** How long a subscriber's QUIT may go unanswered before its connection is dropped (ms). */

@@ -19,11 +19,10 @@ import type { RedisClient } from './client';
 export const HORIZON_MS = RATE_RULE.stepMs / 2;
 
 /**
- * How long a Redis command may go unanswered before the store counts as gone (ms): see `timeoutMs`.
- * Far above any Redis that is merely slow (a far region, a busy host: 100–300 ms), and short enough
- * that calls waiting for send times are not held long by one that hangs.
+ * The default `timeoutMs`: far above any Redis that is merely slow (a far region, a busy host:
+ * 100–300 ms), and short enough that calls waiting for send times are not held long by one that hangs.
  */
-export const GONE_AFTER_MS = 2000;
+const GONE_AFTER_MS = 2000;
 
 export interface RedisRateLimitStoreOptions {
   /**
@@ -45,9 +44,6 @@ export interface RedisRateLimitStoreOptions {
    */
   onStoreEvent?: (event: StoreEvent) => void;
 }
-
-/** The script's replies: numbers as text (Lua's `tostring`, as Redis would cut them to integers) and whole numbers. */
-const num = (value: unknown): number => Number(value);
 
 /**
  * A `RateLimitStore` on Redis: `retryPlugin({ rateLimit: { shared: redisRateLimitStore(redis) } })`.
@@ -92,7 +88,8 @@ export function redisRateLimitStore(
       } catch {
         return undefined;
       }
-      const [now, , granted, first, interval, retryAt, rate, paused, relaxAt] = reply.map(num);
+      // Numbers come as text (a Lua number Redis would cut to an integer) or as whole numbers.
+      const [now, , granted, first, interval, retryAt, rate, paused, relaxAt] = reply.map(Number);
       const on = reply[1] === 'on';
       return {
         now: now!,
@@ -118,7 +115,7 @@ export function redisRateLimitStore(
       } catch {
         return undefined;
       }
-      const [now, rate, paused, engaged] = reply.map(num);
+      const [now, rate, paused, engaged] = reply.map(Number);
       if (engaged === 1) void client.publish(channel, JSON.stringify({ key, from: self })).catch(() => undefined);
       return { now: now!, ratePerSecond: rate!, pausedUntil: paused! };
     },
@@ -128,9 +125,7 @@ export function redisRateLimitStore(
       });
     },
     async close() {
-      const stop = stopListening;
-      stopListening = undefined;
-      await stop?.();
+      await stopListening?.();
     },
   };
   return store;

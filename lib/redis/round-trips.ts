@@ -15,7 +15,6 @@ const SAMPLES = 8;
 export class RoundTrips {
   private readonly recent: number[] = [];
 
-  /** One answer took `ms`. */
   add(ms: number): void {
     if (!(ms >= 0)) return;
     this.recent.push(ms);

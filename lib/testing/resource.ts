@@ -1,5 +1,5 @@
 import { isSuccess } from './steps';
-import type { NormalizedStep } from './steps';
+import type { NormalizedStep, Outcome } from './steps';
 
 /** One request as a fake server saw it. */
 export interface RecordedRequest {
@@ -18,11 +18,6 @@ export interface RecordedRequest {
   /** Index of the script step that answered it (the last step repeats), or `-1` for no route. */
   step: number;
 }
-
-/** What a fake server does with one request, once the script and the resource have decided. */
-export type Outcome =
-  | { kind: 'respond'; status: number; headers: Record<string, string>; body: unknown; delayMs: number }
-  | { kind: 'reset'; delayMs: number };
 
 /** A resource the idempotent endpoint created. */
 export interface CreatedResource {
@@ -107,7 +102,7 @@ export function createIdempotentResource(options: IdempotentResourceOptions = {}
       const key = headerOf(request.headers, keyHeader);
       if (key !== undefined) seen.set(key, (seen.get(key) ?? 0) + 1);
       // A fault that happens before the work is done leaves no trace on the server.
-      if (!step.commit) return plainOutcome(step);
+      if (!step.commit) return step;
       const stored = key === undefined ? undefined : byKey.get(key);
       if (stored !== undefined && stored.requestBody !== request.body) {
         return {
@@ -124,18 +119,11 @@ export function createIdempotentResource(options: IdempotentResourceOptions = {}
         resources.push(resource);
         if (key !== undefined) byKey.set(key, resource);
       }
-      const outcome = plainOutcome(step);
-      if (outcome.kind === 'reset') return outcome;
+      if (step.kind === 'reset') return step;
+      const outcome = { ...step };
       if (stored !== undefined) outcome.headers = { ...outcome.headers, 'Idempotent-Replayed': 'true' };
       if (outcome.body === undefined && isSuccess(outcome.status)) outcome.body = view(resource);
       return outcome;
     },
   };
-}
-
-/** The outcome of a step on a route that has no resource behind it. */
-export function plainOutcome(step: NormalizedStep): Outcome {
-  return step.kind === 'reset'
-    ? { kind: 'reset', delayMs: step.delayMs }
-    : { kind: 'respond', status: step.status, headers: step.headers, body: step.body, delayMs: step.delayMs };
 }

@@ -1,7 +1,6 @@
-import { plainOutcome } from './resource';
-import type { IdempotentResource, Outcome, RecordedRequest } from './resource';
+import type { IdempotentResource, RecordedRequest } from './resource';
 import { normalizeSteps } from './steps';
-import type { NormalizedStep, Step } from './steps';
+import type { NormalizedStep, Outcome, Step } from './steps';
 
 /**
  * What a route does: a script of steps (`['503', '503', '200']`), or a script with an idempotent
@@ -37,7 +36,7 @@ export class ScriptedRoute {
   take(request: RecordedRequest): Outcome {
     request.step = Math.min(this.next++, this.steps.length - 1);
     const step = this.steps[request.step]!;
-    return this.resource === undefined ? plainOutcome(step) : this.resource.handle(step, request);
+    return this.resource === undefined ? step : this.resource.handle(step, request);
   }
 
   /** How many steps the script has (the last one repeats past it). */

@@ -51,17 +51,13 @@ export interface ResetStep {
 /** One scripted reaction: a status, a full response, or a dropped connection. */
 export type Step = StatusStep | ResponseStep | ResetStep;
 
-/** A step in one shape, with every default filled in. */
-export type NormalizedStep =
-  | {
-      kind: 'respond';
-      status: number;
-      headers: Record<string, string>;
-      body: unknown;
-      delayMs: number;
-      commit: boolean;
-    }
-  | { kind: 'reset'; commit: boolean; delayMs: number };
+/** What a fake server does with one request, once the script and the resource have decided. */
+export type Outcome =
+  | { kind: 'respond'; status: number; headers: Record<string, string>; body: unknown; delayMs: number }
+  | { kind: 'reset'; delayMs: number };
+
+/** A step in one shape, with every default filled in: its outcome, and whether it creates the resource. */
+export type NormalizedStep = Outcome & { commit: boolean };
 
 function checkDelay(delayMs: unknown): number {
   if (delayMs === undefined) return 0;
