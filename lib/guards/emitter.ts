@@ -2,7 +2,7 @@ type Listener = (...args: any[]) => void; // eslint-disable-line @typescript-esl
 
 /**
  * As much of Node's EventEmitter as the breakers and their users call: `on` (announced to
- * `newListener` listeners first, as Node does), `once`, `removeListener`, `emit`,
+ * `newListener` listeners first, as Node does), `once`, `removeListener` / `off`, `emit`,
  * `listenerCount` and `removeAllListeners`. No `node:events` in a browser bundle, no warning past
  * ten listeners. Listeners run in the order they were added; one added or removed during an
  * `emit` takes effect from the next.
@@ -16,6 +16,10 @@ export class Emitter {
     if (list === undefined) this.events.set(event, [listener]);
     else list.push(listener);
     return this;
+  }
+
+  addListener(event: string | symbol, listener: Listener): this {
+    return this.on(event, listener);
   }
 
   once(event: string | symbol, listener: Listener): this {
@@ -38,13 +42,19 @@ export class Emitter {
     return this;
   }
 
-  removeAllListeners(): this {
-    this.events.clear();
+  off(event: string | symbol, listener: Listener): this {
+    return this.removeListener(event, listener);
+  }
+
+  removeAllListeners(event?: string | symbol): this {
+    if (event === undefined) this.events.clear();
+    else this.events.delete(event);
     return this;
   }
 
-  listenerCount(event: string | symbol): number {
-    return this.events.get(event)?.length ?? 0;
+  listenerCount(event: string | symbol, listener?: Listener): number {
+    const list = this.events.get(event) ?? [];
+    return listener === undefined ? list.length : list.filter((l) => l === listener).length;
   }
 
   emit(event: string | symbol, ...args: unknown[]): boolean {

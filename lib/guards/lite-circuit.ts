@@ -154,6 +154,9 @@ export default class LiteCircuit<Args extends unknown[] = unknown[], Result = un
   get pendingClose(): boolean {
     return this.probe;
   }
+  get enabled(): boolean {
+    return this.state !== 'shutdown';
+  }
   get volumeThreshold(): number {
     return this.options.volumeThreshold ?? 0;
   }
