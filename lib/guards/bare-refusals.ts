@@ -42,7 +42,6 @@ interface Window {
   refusals: Map<string, { refused: number; explained: number }>;
   successes: number;
   okAlongside: number[];
-  okCounted: number;
   start: number;
   inFlight: number;
 }
@@ -80,7 +79,6 @@ export class BareRefusals {
       refusals: new Map(),
       successes: 0,
       okAlongside: new Array<number>(MOST_ALONGSIDE + 1).fill(0),
-      okCounted: 0,
       start: -Infinity,
       inFlight: 0,
     }));
@@ -111,7 +109,6 @@ export class BareRefusals {
     window.successes++;
     if (sent?.window !== window) return;
     window.okAlongside[Math.min(sent.alongside, MOST_ALONGSIDE)]!++;
-    window.okCounted++;
   };
 
   /** An attempt going out to `origin`: counted in flight there while its bare refusals are weighed (else `undefined`). */
@@ -139,7 +136,6 @@ export class BareRefusals {
       window.start = now;
       window.successes = 0;
       window.okAlongside.fill(0);
-      window.okCounted = 0;
       this.scopes.weighing -= window.refusals.size;
       window.refusals.clear();
     }
@@ -152,8 +148,12 @@ export class BareRefusals {
  * flight there: enough successes are counted to believe, and hardly any of them went out with as many.
  */
 function loadExplains(window: Window, alongside: number): boolean {
-  if (window.okCounted < EVIDENCE.believedOk) return false;
+  const least = Math.min(alongside, MOST_ALONGSIDE);
+  let all = 0;
   let asMany = 0;
-  for (let i = Math.min(alongside, MOST_ALONGSIDE); i <= MOST_ALONGSIDE; i++) asMany += window.okAlongside[i]!;
-  return asMany < EVIDENCE.fewOk * window.okCounted;
+  window.okAlongside.forEach((count, sentWith) => {
+    all += count;
+    if (sentWith >= least) asMany += count;
+  });
+  return all >= EVIDENCE.believedOk && asMany < EVIDENCE.fewOk * all;
 }
